@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT
+ * grid_d4 on the GPU for the CLI: one allocation per batch, then witnessed calls with poisoned outputs.
+ * Every CUDA call is checked and named in the error; every buffer is freed on every path.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gw_cli.h"
+#include "gw_witness_check.h"
+
+static void cuda_fail(char *err, size_t err_size, const char *what, cudaError_t e)
+{
+    snprintf(err, err_size, "%s failed: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+/* Sets err and jumps to fail when a CUDA call does not succeed. */
+#define CUDA_TRY(call, what)                                                                                         \
+    do {                                                                                                             \
+        cudaError_t e_ = (call);                                                                                     \
+        if (e_ != cudaSuccess) {                                                                                     \
+            cuda_fail(err, err_size, what, e_);                                                                      \
+            goto fail;                                                                                               \
+        }                                                                                                            \
+    } while (0)
+
+int gw_gpu_facts_get(int ordinal, gw_gpu_facts *f, char *err, size_t err_size)
+{
+    memset(f, 0, sizeof *f);
+    f->ordinal = ordinal;
+    struct cudaDeviceProp prop;
+    CUDA_TRY(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");
+    snprintf(f->name, sizeof f->name, "%s", prop.name);
+    f->cc_major = prop.major;
+    f->cc_minor = prop.minor;
+    f->sm_count = prop.multiProcessorCount;
+    f->total_mem = prop.totalGlobalMem;
+    return 0;
+fail:
+    return -1;
+}
+
+/* cudaMalloc of at least 1 byte, so an empty array still gets a distinct valid pointer. */
+static cudaError_t device_alloc(void **p, size_t bytes)
+{
+    return cudaMalloc(p, bytes ? bytes : 1);
+}
+
+int gw_d4_gpu_init(gw_d4_gpu *g, int ordinal, const gw_d4_batch *b, char *err, size_t err_size)
+{
+    memset(g, 0, sizeof *g);
+    g->ordinal = ordinal;
+    const size_t n = b->n_grids;
+    CUDA_TRY(cudaSetDevice(ordinal), "cudaSetDevice");
+    if (gw_gpu_facts_get(ordinal, &g->facts, err, err_size)) goto fail;
+    cudaStream_t stream = NULL;
+    CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    g->stream = stream;
+    cudaEvent_t ev = NULL;
+    CUDA_TRY(cudaEventCreate(&ev), "cudaEventCreate");
+    g->ev_start = ev;
+    CUDA_TRY(cudaEventCreate(&ev), "cudaEventCreate");
+    g->ev_stop = ev;
+    CUDA_TRY(device_alloc((void **)&g->d_in, (size_t)b->buf_bytes), "cudaMalloc(in)");
+    CUDA_TRY(device_alloc((void **)&g->d_out, (size_t)b->buf_bytes), "cudaMalloc(out)");
+    CUDA_TRY(device_alloc((void **)&g->d_offset, n * sizeof *g->d_offset), "cudaMalloc(offset)");
+    CUDA_TRY(device_alloc((void **)&g->d_height, n * sizeof *g->d_height), "cudaMalloc(height)");
+    CUDA_TRY(device_alloc((void **)&g->d_width, n * sizeof *g->d_width), "cudaMalloc(width)");
+    CUDA_TRY(device_alloc((void **)&g->d_out_height, n * sizeof *g->d_out_height), "cudaMalloc(out_height)");
+    CUDA_TRY(device_alloc((void **)&g->d_out_width, n * sizeof *g->d_out_width), "cudaMalloc(out_width)");
+    if (b->ops) CUDA_TRY(device_alloc((void **)&g->d_ops, n), "cudaMalloc(ops)");
+    CUDA_TRY(device_alloc((void **)&g->d_status, sizeof *g->d_status), "cudaMalloc(status)");
+    CUDA_TRY(device_alloc((void **)&g->d_witness, sizeof *g->d_witness), "cudaMalloc(witness)");
+    return 0;
+fail:
+    gw_d4_gpu_free(g, NULL, 0); /* the first error is the one worth reporting */
+    return -1;
+}
+
+int gw_d4_gpu_free(gw_d4_gpu *g, char *err, size_t err_size)
+{
+    cudaError_t first = cudaSuccess;
+    const char *what = NULL;
+    void *bufs[] = {g->d_in,          g->d_out,         g->d_ops,    g->d_offset,  g->d_height,
+                    g->d_width,       g->d_out_height,  g->d_out_width, g->d_status, g->d_witness};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+        if (!bufs[i]) continue;
+        cudaError_t e = cudaFree(bufs[i]);
+        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaFree";
+    }
+    if (g->ev_start) {
+        cudaError_t e = cudaEventDestroy((cudaEvent_t)g->ev_start);
+        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaEventDestroy";
+    }
+    if (g->ev_stop) {
+        cudaError_t e = cudaEventDestroy((cudaEvent_t)g->ev_stop);
+        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaEventDestroy";
+    }
+    if (g->stream) {
+        cudaError_t e = cudaStreamDestroy((cudaStream_t)g->stream);
+        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaStreamDestroy";
+    }
+    const int ordinal = g->ordinal;
+    memset(g, 0, sizeof *g);
+    g->ordinal = ordinal;
+    if (first == cudaSuccess) return 0;
+    if (err && err_size) cuda_fail(err, err_size, what, first);
+    return -1;
+}
+
+int gw_d4_gpu_call(gw_d4_gpu *g, const gw_d4_batch *b, uint8_t poison_byte, gw_d4_out *out, gw_d4_gpu_result *res,
+                   char *err, size_t err_size)
+{
+    memset(res, 0, sizeof *res);
+    const size_t n = b->n_grids;
+    cudaStream_t stream = (cudaStream_t)g->stream;
+    grid_d4_status_record status;
+    memset(&status, 0, sizeof status); /* 0 is "grid 0 has code 0": never a valid record, so a missed copy shows */
+
+    /* Host outputs get a different poison than the device outputs: bytes that never came back differ from
+     * both the reference and the device poison. */
+    gw_d4_out_poison(out, b, (uint8_t)~poison_byte);
+    CUDA_TRY(cudaSetDevice(g->ordinal), "cudaSetDevice");
+    const double t0 = gw_cli_now_ms();
+    CUDA_TRY(cudaMemcpyAsync(g->d_in, b->in, (size_t)b->buf_bytes, cudaMemcpyHostToDevice, stream),
+             "cudaMemcpyAsync(in, host to device)");
+    CUDA_TRY(cudaMemcpyAsync(g->d_offset, b->offset, n * sizeof *b->offset, cudaMemcpyHostToDevice, stream),
+             "cudaMemcpyAsync(offset, host to device)");
+    CUDA_TRY(cudaMemcpyAsync(g->d_height, b->height, n * sizeof *b->height, cudaMemcpyHostToDevice, stream),
+             "cudaMemcpyAsync(height, host to device)");
+    CUDA_TRY(cudaMemcpyAsync(g->d_width, b->width, n * sizeof *b->width, cudaMemcpyHostToDevice, stream),
+             "cudaMemcpyAsync(width, host to device)");
+    if (b->ops)
+        CUDA_TRY(cudaMemcpyAsync(g->d_ops, b->ops, n, cudaMemcpyHostToDevice, stream),
+                 "cudaMemcpyAsync(ops, host to device)");
+    /* Poison before every call: stale or unwritten output can then never pass the comparison. */
+    CUDA_TRY(cudaMemsetAsync(g->d_out, poison_byte, (size_t)b->buf_bytes, stream), "cudaMemsetAsync(out poison)");
+    CUDA_TRY(cudaMemsetAsync(g->d_out_height, 0xFF, n * sizeof *g->d_out_height, stream),
+             "cudaMemsetAsync(out_height poison)");
+    CUDA_TRY(cudaMemsetAsync(g->d_out_width, 0xFF, n * sizeof *g->d_out_width, stream),
+             "cudaMemsetAsync(out_width poison)");
+    CUDA_TRY(cudaMemsetAsync(g->d_witness, 0, sizeof *g->d_witness, stream), "cudaMemsetAsync(witness)");
+
+    const grid_d4_params p = {.n_grids = n, .buf_bytes = b->buf_bytes, .batch_op = b->batch_op, .flags = 0};
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)g->ev_start, stream), "cudaEventRecord");
+    CUDA_TRY(grid_d4_launch(&p, g->d_in, g->d_out, g->d_offset, g->d_height, g->d_width, g->d_out_height,
+                            g->d_out_width, b->ops ? g->d_ops : NULL, g->d_status, g->d_witness, stream),
+             "grid_d4_launch");
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)g->ev_stop, stream), "cudaEventRecord");
+    CUDA_TRY(cudaMemcpyAsync(&status, g->d_status, sizeof status, cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync(status, device to host)");
+    CUDA_TRY(cudaMemcpyAsync(&res->witness, g->d_witness, sizeof res->witness, cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync(witness, device to host)");
+    CUDA_TRY(cudaMemcpyAsync(out->cells, g->d_out, (size_t)b->buf_bytes, cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync(out, device to host)");
+    CUDA_TRY(cudaMemcpyAsync(out->height, g->d_out_height, n * sizeof *out->height, cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync(out_height, device to host)");
+    CUDA_TRY(cudaMemcpyAsync(out->width, g->d_out_width, n * sizeof *out->width, cudaMemcpyDeviceToHost, stream),
+             "cudaMemcpyAsync(out_width, device to host)");
+    /* Kernel faults surface here, at the first synchronisation. */
+    CUDA_TRY(cudaStreamSynchronize(stream), "grid_d4 on the stream (cudaStreamSynchronize)");
+    res->ms_end_to_end = gw_cli_now_ms() - t0;
+    float ms = 0;
+    CUDA_TRY(cudaEventElapsedTime(&ms, (cudaEvent_t)g->ev_start, (cudaEvent_t)g->ev_stop), "cudaEventElapsedTime");
+    res->ms_kernel = ms;
+
+    res->status = grid_d4_status_record_code(&status);
+    res->status_index = grid_d4_status_record_index(&status);
+    const gw_witness_expect expect = {
+        .launches = 1,
+        .items = res->status == GRID_D4_OK ? b->cells : 0,
+        .device_arch = (unsigned)(g->facts.cc_major * 100 + g->facts.cc_minor * 10),
+        .device_sms = (unsigned)g->facts.sm_count,
+    };
+    res->witness_violations = gw_witness_check(&res->witness, &expect, res->witness_check, sizeof res->witness_check);
+    gw_witness_format(&res->witness, res->witness_receipt, sizeof res->witness_receipt);
+    return 0;
+fail:
+    return -1;
+}
