@@ -38,7 +38,11 @@ if [ -n "$prefix" ]; then
 fi
 
 note "== gpuwitness GPU run: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/gpu: /' | tee -a "$summary"
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/gpu: /' | tee -a "$summary"
+else
+  note "gpu: nvidia-smi not found"
+fi
 
 cfg=(-S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release)
 [ -n "$arch" ] && cfg+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
@@ -70,8 +74,13 @@ for c in $(ctest --test-dir "$build" -N -L canary | sed -n 's/^ *Test *#[0-9]*: 
 done
 
 # 3. compute-sanitizer over the GPU tests (not the canaries, which are meant to misbehave).
+cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
+sanitizer_bin=$(command -v compute-sanitizer || true)
+for candidate in "$cuda_home/bin/compute-sanitizer" "$cuda_home/compute-sanitizer/compute-sanitizer"; do
+  [ -n "$sanitizer_bin" ] || { [ -x "$candidate" ] && sanitizer_bin=$candidate; }
+done
 if [ "$sanitizer" = 1 ]; then
-  if ! command -v compute-sanitizer >/dev/null; then
+  if [ -z "$sanitizer_bin" ]; then
     fail "compute-sanitizer not found: the GPU runner image must have it"
   else
     for tool in memcheck racecheck initcheck synccheck; do
@@ -83,7 +92,7 @@ if [ "$sanitizer" = 1 ]; then
         echo "### $t: $cmd" >> "$log"
         # Criterion runs each test in a child process: --target-processes all.
         # $cmd is ctest's quoted command line, hence eval
-        if ! eval CRITERION_JOBS=1 compute-sanitizer --tool "$tool" --error-exitcode 1 --target-processes all \
+        if ! eval CRITERION_JOBS=1 "$sanitizer_bin" --tool "$tool" --error-exitcode 1 --target-processes all \
              "${extra[@]}" "$cmd" >> "$log" 2>&1; then bad=$((bad + 1)); echo "### FAILED: $t" >> "$log"; fi
       done
       [ "$bad" -eq 0 ] && note "compute-sanitizer $tool: clean" || fail "compute-sanitizer $tool: $bad tests with findings (sanitizer-$tool.log)"

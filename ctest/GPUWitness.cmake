@@ -11,10 +11,11 @@
 #     A planted fault that must be caught: WILL_FAIL, labels canary;gpu. The wrapper reports the canary
 #     as caught only when the command fails AND its output matches EXPECT (the guard's own words), so a
 #     canary that fails for another reason (a crash, a missing file) shows up as a failed test.
-#   gw_add_valgrind_gate(NAME n COMMAND exe [args...] [LABELS l...] [TIMEOUT s])
+#   gw_add_valgrind_gate(NAME n COMMAND exe [args...] [LABELS l...] [TIMEOUT s] [EXPECT_EXIT code])
 #     Runs the command under memcheck with --trace-children=yes (Criterion runs each test in a child
 #     process, where Valgrind's own exit code never reaches CTest) and fails when any process's log has
-#     a non-zero ERROR SUMMARY.
+#     a non-zero ERROR SUMMARY, or the command's exit status is not EXPECT_EXIT (default 0: error paths
+#     of a CLI can be checked for leaks too).
 include_guard(GLOBAL)
 
 set(GW_CTEST_DIR "${CMAKE_CURRENT_LIST_DIR}")
@@ -47,13 +48,16 @@ function(gw_add_canary)
 endfunction()
 
 function(gw_add_valgrind_gate)
-  cmake_parse_arguments(GW "" "NAME;TIMEOUT" "COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(GW "" "NAME;TIMEOUT;EXPECT_EXIT" "COMMAND;LABELS" ${ARGN})
+  if(NOT DEFINED GW_EXPECT_EXIT)
+    set(GW_EXPECT_EXIT 0)
+  endif()
   if(NOT GW_VALGRIND)
     message(WARNING "valgrind not found: ${GW_NAME} is not registered")
     return()
   endif()
   add_test(NAME ${GW_NAME} COMMAND ${GW_BASH} ${GW_CTEST_DIR}/gw_valgrind_gate.sh
-    "${GW_VALGRIND}" "${CMAKE_CURRENT_BINARY_DIR}/valgrind/${GW_NAME}" ${GW_COMMAND})
+    "${GW_VALGRIND}" "${CMAKE_CURRENT_BINARY_DIR}/valgrind/${GW_NAME}" ${GW_EXPECT_EXIT} ${GW_COMMAND})
   _gw_common_properties(${GW_NAME} "${GW_TIMEOUT}")
   set_tests_properties(${GW_NAME} PROPERTIES LABELS "memcheck;${GW_LABELS}")
 endfunction()

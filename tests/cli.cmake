@@ -161,17 +161,21 @@ gw_add_gpu_test(NAME cli_gpu_run_roundtrip COMMAND ${CMAKE_COMMAND} -DGW=$<TARGE
 # The cmake -P drivers cannot exit 77; they print GW_CLI_SKIPPED instead.
 set_tests_properties(cli_gpu_run_ops cli_gpu_run_roundtrip PROPERTIES SKIP_REGULAR_EXPRESSION "GW_CLI_SKIPPED")
 
-# The CLI's host code under the Valgrind gate, on the CPU paths that exit 0 (the gate needs exit 0; the error
-# paths were checked by hand). OMP_NUM_THREADS=1: libgomp's worker threads keep their TLS blocks until exit,
-# which memcheck reports as "possibly lost" in pthread_create; that is libgomp's, not ours.
+# The CLI's host code under the Valgrind gate: the CPU paths, and bad input, which must leak nothing either.
 file(MAKE_DIRECTORY "${gw_cli_work}")
 gw_add_valgrind_gate(NAME cli_check_cpu.memcheck COMMAND $<TARGET_FILE:gpuwitness> check --device cpu --size small
   LABELS host TIMEOUT 600)
 gw_add_valgrind_gate(NAME cli_run_cpu.memcheck COMMAND $<TARGET_FILE:gpuwitness> run grid-d4 --op cmirror
   --device cpu -o ${gw_cli_work}/memcheck_run.json ${GW_ARC_TRAINING_DATA}/3631a71a.json LABELS host TIMEOUT 600)
-foreach(t cli_check_cpu.memcheck cli_run_cpu.memcheck)
+gw_add_valgrind_gate(NAME cli_run_bad_input.memcheck COMMAND $<TARGET_FILE:gpuwitness> run grid-d4 --op rot90
+  --device cpu --out-dir ${gw_cli_work}/memcheck_bad ${GW_ARC_TRAINING_DATA}/3631a71a.json ${gw_cli_dir}/bad_value.json
+  LABELS host TIMEOUT 600 EXPECT_EXIT 1)
+gw_add_valgrind_gate(NAME cli_run_truncated.memcheck COMMAND $<TARGET_FILE:gpuwitness> run grid-d4 --op rot90
+  --device cpu -o ${gw_cli_work}/memcheck_truncated.json ${gw_cli_dir}/truncated.json LABELS host TIMEOUT 600
+  EXPECT_EXIT 1)
+file(MAKE_DIRECTORY "${gw_cli_work}/memcheck_bad")
+foreach(t cli_check_cpu.memcheck cli_run_cpu.memcheck cli_run_bad_input.memcheck cli_run_truncated.memcheck)
   if(TEST ${t})
-    set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "OMP_NUM_THREADS=1")
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT_MODIFICATION "GW_REQUIRE_GPU=unset:" "GW_DEVICE=unset:")
   endif()
 endforeach()

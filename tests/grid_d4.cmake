@@ -22,11 +22,8 @@ gw_add_cpu_test(NAME test_grid_d4_ref SOURCES test_grid_d4_ref.c LIBS grid_d4_te
 target_compile_definitions(test_grid_d4_ref PRIVATE
   GW_GRID_D4_HEADER="${PROJECT_SOURCE_DIR}/kernels/grid_d4/grid_d4.h"
   GW_GRID_D4_EXAMPLE="${CMAKE_CURRENT_SOURCE_DIR}/test_grid_d4_example.c")
-# OMP_NUM_THREADS=1 under Valgrind: libgomp keeps its pool threads alive at exit, and their TLS blocks show as
-# "possibly lost" (allocate_dtv from pthread_create in GOMP_parallel), which fails the gate. One thread takes
-# the same code path without a pool; memcheck finds no races anyway.
 if(TEST test_grid_d4_ref.memcheck)
-  set_property(TEST test_grid_d4_ref.memcheck APPEND PROPERTY ENVIRONMENT "GW_D4_QUICK=1" "OMP_NUM_THREADS=1")
+  set_property(TEST test_grid_d4_ref.memcheck APPEND PROPERTY ENVIRONMENT "GW_D4_QUICK=1")
 endif()
 
 # Header compile tests: each header alone, as C11 and as C++, pedantic. Object libraries built by `all`.
