@@ -21,6 +21,12 @@ include_guard(GLOBAL)
 set(GW_CTEST_DIR "${CMAKE_CURRENT_LIST_DIR}")
 find_program(GW_BASH bash)
 find_program(GW_VALGRIND valgrind)
+# compute-sanitizer ships with the toolkit, but not always on PATH or in bin/.
+if(DEFINED CUDAToolkit_BIN_DIR)
+  set(_gw_cs_hints ${CUDAToolkit_BIN_DIR} ${CUDAToolkit_BIN_DIR}/../compute-sanitizer)
+endif()
+find_program(GW_COMPUTE_SANITIZER compute-sanitizer HINTS ${_gw_cs_hints} /usr/local/cuda/bin
+  /usr/local/cuda/compute-sanitizer)
 
 function(_gw_common_properties name timeout)
   if(NOT timeout)

@@ -92,4 +92,5 @@ Test(grid_d4_example, the_header_example_turns_a_2x3_grid_clockwise)
     cudaFree(d_out_width);
     cudaFree(d_status);
     GW_CUDA(cudaStreamDestroy(stream));
+    GW_CUDA(cudaDeviceReset()); /* compute-sanitizer's leak check reports only at context teardown */
 }

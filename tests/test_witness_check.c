@@ -193,3 +193,39 @@ Test(witness_check, zeroed_record_reads_as_nothing_recorded)
     gw_witness_format(&w, line, sizeof line);
     cr_assert(strstr(line, "launches=0") && strstr(line, "arch=none"), "%s", line);
 }
+
+Test(witness_check, reports_block_0_unfinished_rather_than_no_gpu_code)
+{
+    gw_witness w = good_record();
+    w.launches = 0;
+    w.grid_blocks = 0;
+    w.blocks = 263;
+    char msg[1024];
+    cr_assert_geq(check(&w, &h100_expect, msg), 1);
+    cr_assert(strstr(msg, "block 0 did not finish: 263 other blocks did"), "%s", msg);
+    cr_assert_null(strstr(msg, "no GPU code ran"), "%s", msg);
+}
+
+Test(witness_check, a_call_expected_to_launch_nothing_needs_an_all_zero_record)
+{
+    gw_witness w;
+    memset(&w, 0, sizeof w);
+    const gw_witness_expect none = {.launches = 0, .items = 0, .device_arch = 900, .device_sms = 132};
+    char msg[1024];
+    cr_assert_eq(check(&w, &none, msg), 0, "%s", msg);
+    w = good_record();
+    cr_assert_eq(check(&w, &none, msg), 1);
+    cr_assert(strstr(msg, "expected no launch, but the record shows 1 launches"), "%s", msg);
+}
+
+Test(witness_check, names_older_sass_of_the_same_major_as_not_native)
+{
+    gw_witness w = good_record();
+    w.arch_min_inv = ~860u;
+    w.arch_max = 860;
+    gw_witness_expect e = h100_expect;
+    e.device_arch = 870;
+    char msg[1024];
+    cr_assert_eq(check(&w, &e, msg), 1);
+    cr_assert(strstr(msg, "ran code compiled for sm_86 on an sm_87 device: compatible but not native"), "%s", msg);
+}

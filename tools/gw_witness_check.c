@@ -39,11 +39,19 @@ int gw_witness_check(const gw_witness *rec, const gw_witness_expect *expect, cha
     int violations = 0;
 #define VIOLATION(...) (violations++, append_line(msg, msg_size, __VA_ARGS__))
 
-    if (rec->launches == 0) {
+    if (expect->launches == 0) { /* a call that must launch nothing: the zeroed record stays zero */
+        if (rec->launches || rec->grid_blocks || rec->blocks || rec->items || rec->arch_max)
+            VIOLATION("expected no launch, but the record shows %llu launches, %llu blocks, %llu items",
+                      rec->launches, rec->blocks, rec->items);
+        return violations;
+    }
+    if (rec->launches == 0 && rec->blocks == 0) {
         VIOLATION("no GPU code ran: 0 launches recorded (expected %llu)", (unsigned long long)expect->launches);
         return violations; /* the other fields are all zero and would only repeat this */
     }
-    if (rec->launches != expect->launches)
+    if (rec->launches == 0) /* launches and grid_blocks are recorded by block 0 when it finishes */
+        VIOLATION("block 0 did not finish: %llu other blocks did, but no launch was recorded", rec->blocks);
+    else if (rec->launches != expect->launches)
         VIOLATION("%llu launches recorded, expected %llu", rec->launches, (unsigned long long)expect->launches);
     if (rec->items < expect->items)
         VIOLATION("partial execution: %llu of %llu items produced on the GPU", rec->items,
@@ -61,9 +69,13 @@ int gw_witness_check(const gw_witness *rec, const gw_witness_expect *expect, cha
     if (arch_min != arch_max)
         VIOLATION("blocks ran code for different architectures (%u..%u)", arch_min, arch_max);
     if (expect->device_arch && arch_max != expect->device_arch) {
-        if (arch_max < expect->device_arch)
+        if (arch_max < expect->device_arch && arch_max / 100 != expect->device_arch / 100)
             VIOLATION("ran code compiled for sm_%u on an sm_%u device: this build has no native code for this "
                       "GPU; add %u to CMAKE_CUDA_ARCHITECTURES",
+                      arch_max / 10, expect->device_arch / 10, expect->device_arch / 10);
+        else if (arch_max < expect->device_arch) /* same major: older SASS runs as is, or PTX was JIT-compiled */
+            VIOLATION("ran code compiled for sm_%u on an sm_%u device: compatible but not native (older SASS or "
+                      "JIT-compiled PTX); add %u to CMAKE_CUDA_ARCHITECTURES",
                       arch_max / 10, expect->device_arch / 10, expect->device_arch / 10);
         else
             VIOLATION("ran code compiled for sm_%u on an sm_%u device: the record does not come from this device",

@@ -11,6 +11,11 @@
  *                                would -> witness "partial execution" (and the poison left in the rest)
  *   GRID_D4_CANARY_STALE_OUTPUT  first call real, later calls return cudaSuccess without launching; the
  *                                tests re-poison before every call -> "poison"
+ *   GRID_D4_CANARY_OFF_BY_ONE    a correct launch, then each grid's first cell is stored from its neighbour
+ *                                (a store index off by one) -> the exact comparison, "result bytes differ"
+ *   GRID_D4_CANARY_OOB_WRITE     a correct launch, then one byte written 100 bytes past the end of out: past
+ *                                the tests' poisoned slack, so only compute-sanitizer memcheck can see it
+ *                                (--padding 512) -> "Invalid __global__ write"
  * (ptx_only needs no code here: the real grid_d4.cu built for compute_75 PTX only.)
  */
 #include <stdlib.h>
@@ -122,6 +127,48 @@ extern "C" cudaError_t canary_grid_d4_launch(const grid_d4_params *p, const uint
     return cudaSuccess;
 }
 
+#elif defined(GRID_D4_CANARY_OFF_BY_ONE)
+
+/* One thread walks the grids after the real transform: a wrong result that every other guard accepts. */
+__global__ void off_by_one_kernel(size_t n, const uint64_t *offset, const uint16_t *height, const uint16_t *width,
+                                  uint8_t *out)
+{
+    for (size_t k = 0; k < n; k++)
+        if ((unsigned)height[k] * width[k] >= 2u) out[offset[k]] = out[offset[k] + 1];
+}
+
+extern "C" cudaError_t canary_grid_d4_launch(const grid_d4_params *p, const uint8_t *d_in, uint8_t *d_out,
+                                             const uint64_t *d_offset, const uint16_t *d_height,
+                                             const uint16_t *d_width, uint16_t *d_out_height,
+                                             uint16_t *d_out_width, const uint8_t *d_ops,
+                                             grid_d4_status_record *d_status, gw_witness *d_witness,
+                                             cudaStream_t stream)
+{
+    cudaError_t err = grid_d4_launch(p, d_in, d_out, d_offset, d_height, d_width, d_out_height, d_out_width, d_ops,
+                                     d_status, d_witness, stream);
+    if (err != cudaSuccess || !p || p->n_grids == 0) return err;
+    off_by_one_kernel<<<1, 1, 0, stream>>>(p->n_grids, d_offset, d_height, d_width, d_out);
+    return cudaGetLastError();
+}
+
+#elif defined(GRID_D4_CANARY_OOB_WRITE)
+
+__global__ void oob_write_kernel(uint8_t *out, uint64_t buf_bytes) { out[buf_bytes + 100] = 0x42; }
+
+extern "C" cudaError_t canary_grid_d4_launch(const grid_d4_params *p, const uint8_t *d_in, uint8_t *d_out,
+                                             const uint64_t *d_offset, const uint16_t *d_height,
+                                             const uint16_t *d_width, uint16_t *d_out_height,
+                                             uint16_t *d_out_width, const uint8_t *d_ops,
+                                             grid_d4_status_record *d_status, gw_witness *d_witness,
+                                             cudaStream_t stream)
+{
+    cudaError_t err = grid_d4_launch(p, d_in, d_out, d_offset, d_height, d_width, d_out_height, d_out_width, d_ops,
+                                     d_status, d_witness, stream);
+    if (err != cudaSuccess || !p || p->n_grids == 0) return err;
+    oob_write_kernel<<<1, 1, 0, stream>>>(d_out, p->buf_bytes);
+    return cudaGetLastError();
+}
+
 #else
-#error "define one of GRID_D4_CANARY_CPU_FALLBACK, _NO_LAUNCH, _PARTIAL_GRID, _STALE_OUTPUT"
+#error "define one of GRID_D4_CANARY_CPU_FALLBACK, _NO_LAUNCH, _PARTIAL_GRID, _STALE_OUTPUT, _OFF_BY_ONE, _OOB_WRITE"
 #endif
