@@ -17,6 +17,7 @@
 #include "grid_d4_batch.h"
 #include "grid_d4_cases.h"
 #include "grid_d4_ref.h"
+#include "gw_test_util.h"
 
 typedef int (*ref_fn)(const grid_d4_params *, const uint8_t *, uint8_t *, const uint64_t *, const uint16_t *,
                       const uint16_t *, uint16_t *, uint16_t *, const uint8_t *);
@@ -431,52 +432,7 @@ Test(grid_d4_ref, the_overlap_check_scales_to_a_million_grids)
 
 /* ------------------------------------------------------------------ the header's example */
 
-/* A line without indentation, a block comment's leading "*" and trailing blanks. */
-static void strip_line(const char *line, char *out, size_t out_size)
-{
-    const char *s = line;
-    while (*s == ' ' || *s == '\t') s++;
-    if (s[0] == '*' && s[1] != '/') s++;
-    while (*s == ' ' || *s == '\t') s++;
-    size_t len = strcspn(s, "\r\n");
-    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
-    snprintf(out, out_size, "%.*s", (int)len, s);
-}
-
-/* The lines between the marker lines example-begin and example-end (alone on their line, or after "//"),
- * stripped; the example's own "//" comments are compared too. */
-static size_t example_lines(const char *path, char lines[][160], size_t max)
-{
-    FILE *f = fopen(path, "r");
-    cr_assert(f != NULL, "cannot open %s", path);
-    char buf[512], line[160];
-    size_t n = 0;
-    int inside = 0, found_end = 0;
-    while (fgets(buf, sizeof buf, f)) {
-        strip_line(buf, line, sizeof line);
-        if (strcmp(line, "example-begin") == 0 || strcmp(line, "// example-begin") == 0) {
-            inside = 1;
-            continue;
-        }
-        if (strcmp(line, "example-end") == 0 || strcmp(line, "// example-end") == 0) {
-            found_end = inside;
-            break;
-        }
-        if (!inside) continue;
-        cr_assert(n < max, "%s: example longer than %zu lines", path, max);
-        snprintf(lines[n++], 160, "%s", line);
-    }
-    fclose(f);
-    cr_assert(found_end, "%s: no example-begin/example-end marker lines", path);
-    return n;
-}
-
 Test(grid_d4_ref, the_header_example_is_compiled_verbatim_by_the_example_test)
 {
-    static char header[40][160], test[40][160];
-    const size_t nh = example_lines(GW_GRID_D4_HEADER, header, 40), nt = example_lines(GW_GRID_D4_EXAMPLE, test, 40);
-    cr_assert(nh > 0 && nh == nt, "grid_d4.h's example has %zu lines, tests/test_grid_d4_example.c's %zu", nh, nt);
-    for (size_t i = 0; i < nh; i++)
-        cr_assert(strcmp(header[i], test[i]) == 0, "example line %zu differs:\n  grid_d4.h: %s\n  test:      %s", i + 1,
-                  header[i], test[i]);
+    gw_assert_example_verbatim(GW_GRID_D4_HEADER, GW_GRID_D4_EXAMPLE);
 }

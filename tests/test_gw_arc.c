@@ -16,6 +16,7 @@
 
 #include "gw_arc.h"
 #include "gw_arc_shapes.h"
+#include "gw_test_util.h"
 
 #ifndef GW_ARC_TRAINING_DIR
 #error "GW_ARC_TRAINING_DIR must name tests/data/arc-agi-1-training (set by tests/cli.cmake)"
@@ -46,30 +47,7 @@ static int tasks_equal(gw_arc_task *a, gw_arc_task *b)
     return 1;
 }
 
-static size_t count_dir_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return (size_t)-1;
-    size_t n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
 
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return;
-    char path[4096];
-    for (struct dirent *e; (e = readdir(d));) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 Test(gw_arc, reads_every_arc_agi_1_training_file_with_valid_grids)
 {
@@ -330,7 +308,7 @@ Test(gw_arc, read_reports_the_file_name_in_parse_errors)
     char want[300];
     snprintf(want, sizeof want, "%s: train[0].input row 1: ragged grid", path);
     cr_expect(strstr(err, want), "%s", err);
-    remove_dir(dir);
+    gw_remove_dir(dir);
 }
 
 Test(gw_arc, write_then_read_gives_back_every_grid_of_a_real_task)
@@ -351,8 +329,8 @@ Test(gw_arc, write_then_read_gives_back_every_grid_of_a_real_task)
         gw_arc_free(&a);
         gw_arc_free(&b);
     }
-    cr_expect_eq(count_dir_entries(dir), 1, "only the target file may remain (no temporary files)");
-    remove_dir(dir);
+    cr_expect_eq(gw_count_dir_entries(dir), 1, "only the target file may remain (no temporary files)");
+    gw_remove_dir(dir);
 }
 
 Test(gw_arc, write_uses_json_dump_style_text)
@@ -373,7 +351,7 @@ Test(gw_arc, write_uses_json_dump_style_text)
     text[n] = '\0';
     cr_expect_str_eq(text, "{\"train\": [{\"input\": [[1, 2, 3], [4, 5, 6]], \"output\": [[9]]}], "
                            "\"test\": [{\"input\": [[0]]}]}\n");
-    remove_dir(dir);
+    gw_remove_dir(dir);
 }
 
 Test(gw_arc, failed_write_leaves_no_file_and_keeps_an_existing_one)
@@ -390,7 +368,7 @@ Test(gw_arc, failed_write_leaves_no_file_and_keeps_an_existing_one)
     cr_expect_eq(gw_arc_write(path, &t, err, sizeof err), -1);
     cr_expect(strstr(err, "t.json: train[0].input row 0 column 1: value 10 is outside 0..9; nothing written"), "%s",
               err);
-    cr_expect_eq(count_dir_entries(dir), 0, "a refused write must leave nothing behind");
+    cr_expect_eq(gw_count_dir_entries(dir), 0, "a refused write must leave nothing behind");
 
     /* A train pair without output, and a zero-sized grid, are refused the same way. */
     bad[1] = 2;
@@ -401,7 +379,7 @@ Test(gw_arc, failed_write_leaves_no_file_and_keeps_an_existing_one)
     train[0].output.width = 0;
     cr_expect_eq(gw_arc_write(path, &t, err, sizeof err), -1);
     cr_expect(strstr(err, "train[0].output: shape 1x0 outside 1..GW_ARC_MAX_DIM"), "%s", err);
-    cr_expect_eq(count_dir_entries(dir), 0);
+    cr_expect_eq(gw_count_dir_entries(dir), 0);
 
     /* An existing file is replaced only by a complete new one. */
     train[0].output.width = 1;
@@ -412,7 +390,7 @@ Test(gw_arc, failed_write_leaves_no_file_and_keeps_an_existing_one)
     cr_expect_eq(gw_arc_write(path, &t, err, sizeof err), -1);
     cr_assert_eq(stat(path, &after), 0);
     cr_expect_eq(before.st_size, after.st_size, "the old file must survive a refused write");
-    cr_expect_eq(count_dir_entries(dir), 1);
+    cr_expect_eq(gw_count_dir_entries(dir), 1);
 
     /* A directory that does not exist: the error names the file and the system's reason. */
     char missing[300];
@@ -420,5 +398,5 @@ Test(gw_arc, failed_write_leaves_no_file_and_keeps_an_existing_one)
     ok[0] = 1;
     cr_expect_eq(gw_arc_write(missing, &t, err, sizeof err), -1);
     cr_expect(strstr(err, "cannot create a temporary file beside it: No such file or directory"), "%s", err);
-    remove_dir(dir);
+    gw_remove_dir(dir);
 }

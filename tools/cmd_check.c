@@ -11,6 +11,7 @@
 
 #include "grid_d4_ref.h"
 #include "gw_cli.h"
+#include "gw_focus_cli.h"
 
 static const char check_help[] =
     "usage: gpuwitness check [--device cuda|cuda:N|cpu|auto] [--size small|realistic] [--seed N]\n"
@@ -24,6 +25,11 @@ static const char check_help[] =
     "  grid_d4   realistic: 100000 grids (small: 2000) with shapes drawn from the ARC-AGI-1 training shape\n"
     "            distribution, cells 0..9; once with random per-grid ops and packed offsets, once with\n"
     "            batch op rot90 and 16-byte aligned offsets (the gaps between grids must keep the poison).\n"
+    "  focus_stack realistic: N=1, Z=17, 512x512 (small: N=2, Z=5, 136x130) synthetic textured stack whose\n"
+    "            in-focus slice is known per 64x64 cell, at morphseq's defaults, the known answer checked too;\n"
+    "            then ksize 7, reflect101, window 9 on full-range random values, N=2, Z=5, 259x263 (small:\n"
+    "            N=1, Z=3, 61x67). All four outputs; a second GPU call with idx and ff only (poison 0xA5) must\n"
+    "            give the same idx and ff.\n"
     "\n"
     "options:\n"
     "  --device D   cuda, cuda:N, cpu or auto (default: $GW_DEVICE, else auto)\n"
@@ -273,12 +279,13 @@ int gw_cmd_check(int argc, char **argv)
             printf("device: cpu (--device cpu)\n");
     }
 
-    int failures = 0;
+    int failures = 0, focus_runs = 0;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         failures += run_case(&cases[c], n_grids, seed, &dev, gpu);
+    failures += gw_check_focus(!strcmp(size, "small"), seed, &dev, gpu, &focus_runs);
 
     if (failures) {
-        printf("check: FAILED (%d of %zu runs)\n", failures, sizeof cases / sizeof cases[0]);
+        printf("check: FAILED (%d of %zu runs)\n", failures, sizeof cases / sizeof cases[0] + (size_t)focus_runs);
         return GW_EXIT_FAIL;
     }
     if (gpu) {

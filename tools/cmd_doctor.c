@@ -13,6 +13,7 @@
 
 #include "grid_d4_ref.h"
 #include "gw_cli.h"
+#include "gw_focus_cli.h"
 
 #ifndef GW_CUDA_ARCHITECTURES
 #define GW_CUDA_ARCHITECTURES "unknown"
@@ -147,7 +148,10 @@ static int doctor_device(int ordinal, int run_kernels)
                arch / 10);
         failed = 1;
     }
-    if (run_kernels) failed |= doctor_grid_d4(ordinal);
+    if (run_kernels) {
+        failed |= doctor_grid_d4(ordinal);
+        failed |= gw_doctor_focus(ordinal);
+    }
     else printf("  kernels:              not run here (ctest gave this test another device)\n");
     return failed;
 }

@@ -13,6 +13,7 @@
 #include "grid_d4_ref.h"
 #include "gw_arc.h"
 #include "gw_cli.h"
+#include "gw_focus_cli.h"
 
 static const char run_help[] =
     "usage: gpuwitness run grid-d4 --op NAME [--device cuda|cuda:N|cpu|auto] (--out-dir DIR | -o FILE)\n"
@@ -36,7 +37,12 @@ static const char run_help[] =
     "\n"
     "exit status: 0 written; 1 bad input file, mismatch, witness violation, CUDA error, write error, or no\n"
     "GPU under GW_REQUIRE_GPU=1; 2 bad usage (unknown op or option, bad output location, output = input);\n"
-    "77 --device cuda or cuda:N without a usable GPU (GW_REQUIRE_GPU unset): nothing written.\n";
+    "77 --device cuda or cuda:N without a usable GPU (GW_REQUIRE_GPU unset): nothing written.\n"
+    "\n"
+    "       gpuwitness run focus-stack [--device D] [--ksize 3|5|7] [--measure log|lap] [--border B] [--window W]\n"
+    "                                  [--out-ff F] [--out-idx F] [--out-best F] [--out-focus F] INPUT\n"
+    "\n"
+    "All-in-focus images from Z stacks in .npy or 16-bit TIFF files; see gpuwitness run focus-stack --help.\n";
 
 typedef struct run_file {
     const char *path;
@@ -281,8 +287,51 @@ done:
     return rc;
 }
 
+/* The kernel is the first argument that is neither an option nor an option's value, so options may come
+ * before it ("run --device cpu focus-stack ..."). NULL when there is none. */
+static const char *find_kernel(int argc, char **argv)
+{
+    static const char *const with_value[] = {"--op", "--device", "--out-dir", "--output", "-o", "--ksize",
+                                             "--measure", "--border", "--window", "--out-ff", "--out-idx",
+                                             "--out-best", "--out-focus"};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) return i + 1 < argc ? argv[i + 1] : NULL;
+        if (a[0] != '-' || !a[1]) return a;
+        for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+            if (!strcmp(a, with_value[k])) i++; /* "--name VALUE": skip the value ("--name=VALUE" is one) */
+    }
+    return NULL;
+}
+
+/* argv without the kernel name, for gw_cmd_run_focus: argv[0] becomes "focus-stack". */
+static int run_focus_stack(int argc, char **argv, const char *kernel)
+{
+    char **sub = calloc((size_t)argc + 1, sizeof *sub);
+    if (!sub) {
+        fprintf(stderr, "gpuwitness run: out of memory\n");
+        return GW_EXIT_FAIL;
+    }
+    int n = 0, dropped = 0;
+    sub[n++] = (char *)kernel;
+    for (int i = 1; i < argc; i++) {
+        if (!dropped && argv[i] == kernel) {
+            dropped = 1;
+            continue;
+        }
+        sub[n++] = argv[i];
+    }
+    const int rc = gw_cmd_run_focus(n, sub);
+    free(sub);
+    return rc;
+}
+
 int gw_cmd_run(int argc, char **argv)
 {
+    {
+        const char *k = find_kernel(argc, argv);
+        if (k && !strcmp(k, "focus-stack")) return run_focus_stack(argc, argv, k);
+    }
     const char *kernel = NULL, *op_name = NULL, *device = NULL, *out_dir = NULL, *out_file = NULL;
     const char **inputs = calloc((size_t)argc, sizeof *inputs);
     size_t n_inputs = 0;
@@ -327,11 +376,12 @@ int gw_cmd_run(int argc, char **argv)
         else inputs[n_inputs++] = a;
     }
     if (!kernel) {
-        fprintf(stderr, "gpuwitness run: missing KERNEL: the kernel is grid-d4 (see gpuwitness run --help)\n");
+        fprintf(stderr, "gpuwitness run: missing KERNEL: the kernel is grid-d4 or focus-stack (see gpuwitness run "
+                "--help)\n");
         goto out;
     }
     if (strcmp(kernel, "grid-d4") != 0) {
-        fprintf(stderr, "gpuwitness run: unknown kernel '%s': the kernel is grid-d4\n", kernel);
+        fprintf(stderr, "gpuwitness run: unknown kernel '%s': the kernel is grid-d4 or focus-stack\n", kernel);
         goto out;
     }
     if (!op_name) {

@@ -8,22 +8,8 @@
 #include <cuda_runtime_api.h>
 
 #include "gw_cli.h"
+#include "gw_cli_cuda.h"
 #include "gw_witness_check.h"
-
-static void cuda_fail(char *err, size_t err_size, const char *what, cudaError_t e)
-{
-    snprintf(err, err_size, "%s failed: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-/* Sets err and jumps to fail when a CUDA call does not succeed. */
-#define CUDA_TRY(call, what)                                                                                         \
-    do {                                                                                                             \
-        cudaError_t e_ = (call);                                                                                     \
-        if (e_ != cudaSuccess) {                                                                                     \
-            cuda_fail(err, err_size, what, e_);                                                                      \
-            goto fail;                                                                                               \
-        }                                                                                                            \
-    } while (0)
 
 int gw_gpu_facts_get(int ordinal, gw_gpu_facts *f, char *err, size_t err_size)
 {
@@ -105,7 +91,7 @@ int gw_d4_gpu_free(gw_d4_gpu *g, char *err, size_t err_size)
     memset(g, 0, sizeof *g);
     g->ordinal = ordinal;
     if (first == cudaSuccess) return 0;
-    if (err && err_size) cuda_fail(err, err_size, what, first);
+    if (err && err_size) gw_cli_cuda_fail(err, err_size, what, first);
     return -1;
 }
 

@@ -47,9 +47,15 @@
 
 /* The types below are plain C; the launcher needs the CUDA runtime headers. The CPU reference includes
  * this header without them (it must build where no CUDA toolkit is installed). */
-#if defined(__CUDACC__) || (defined(__has_include) && __has_include(<cuda_runtime_api.h>))
-#include <cuda_runtime_api.h>
+#if defined(__CUDACC__)
 #define GRID_D4_HAVE_CUDA_RUNTIME 1
+#elif defined(__has_include) /* nested: a compiler without __has_include must not parse the call */
+#if __has_include(<cuda_runtime_api.h>)
+#define GRID_D4_HAVE_CUDA_RUNTIME 1
+#endif
+#endif
+#ifdef GRID_D4_HAVE_CUDA_RUNTIME
+#include <cuda_runtime_api.h>
 #endif
 
 #include "gw_witness.h"

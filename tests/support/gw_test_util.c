@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* opendir, rmdir, unlink */
+#include "gw_test_util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+enum { EXAMPLE_MAX_LINES = 40, EXAMPLE_LINE = 200 };
+
+/* A line without indentation, a block comment's leading "*" and trailing blanks. */
+static void strip_line(const char *line, char *out, size_t out_size)
+{
+    const char *s = line;
+    while (*s == ' ' || *s == '\t') s++;
+    if (s[0] == '*' && s[1] != '/') s++;
+    while (*s == ' ' || *s == '\t') s++;
+    size_t len = strcspn(s, "\r\n");
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+    snprintf(out, out_size, "%.*s", (int)len, s);
+}
+
+static size_t example_lines(const char *path, char lines[][EXAMPLE_LINE])
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f != NULL, "cannot open %s", path);
+    char buf[512], line[EXAMPLE_LINE];
+    size_t n = 0;
+    int inside = 0, found_end = 0;
+    while (fgets(buf, sizeof buf, f)) {
+        strip_line(buf, line, sizeof line);
+        if (strcmp(line, "example-begin") == 0 || strcmp(line, "// example-begin") == 0) {
+            inside = 1;
+            continue;
+        }
+        if (strcmp(line, "example-end") == 0 || strcmp(line, "// example-end") == 0) {
+            found_end = inside;
+            break;
+        }
+        if (!inside) continue;
+        if (n == EXAMPLE_MAX_LINES) fclose(f);
+        cr_assert(n < EXAMPLE_MAX_LINES, "%s: example longer than %d lines", path, EXAMPLE_MAX_LINES);
+        snprintf(lines[n++], EXAMPLE_LINE, "%s", line);
+    }
+    fclose(f);
+    cr_assert(found_end, "%s: no example-begin/example-end marker lines", path);
+    return n;
+}
+
+void gw_assert_example_verbatim(const char *header_path, const char *test_path)
+{
+    static char header[EXAMPLE_MAX_LINES][EXAMPLE_LINE], test[EXAMPLE_MAX_LINES][EXAMPLE_LINE];
+    const size_t nh = example_lines(header_path, header), nt = example_lines(test_path, test);
+    cr_assert(nh > 0 && nh == nt, "%s's example has %zu lines, %s's %zu", header_path, nh, test_path, nt);
+    for (size_t i = 0; i < nh; i++)
+        cr_assert(strcmp(header[i], test[i]) == 0, "example line %zu differs:\n  header: %s\n  test:   %s", i + 1,
+                  header[i], test[i]);
+}
+
+size_t gw_count_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return (size_t)-1;
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+void gw_remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    char path[4096];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}

@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT
+ * TIFF stacks through libtiff (see gw_tiff.h). Reading makes two passes over the page chain: the first
+ * checks every page's tags (so a bad page 40 fails before 40 pages of data are decoded, and the allocation
+ * is sized once), the second decodes strips or tiles straight into the stack.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "gw_tiff.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tiffio.h>
+
+static void set_err(char *err, size_t err_size, const char *fmt, ...)
+{
+    if (!err || err_size == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+}
+
+/* libtiff's messages for one file: the first error is kept for our own message, warnings are dropped
+ * (a CLI must not print libtiff's chatter about unknown private tags). */
+typedef struct tiff_log {
+    char first_error[384];
+    int errors;
+} tiff_log;
+
+static void log_error(tiff_log *log, const char *module, const char *fmt, va_list ap)
+{
+    if (log->errors++ > 0) return;
+    char text[320];
+    vsnprintf(text, sizeof text, fmt, ap);
+    snprintf(log->first_error, sizeof log->first_error, "%s%s%s", module ? module : "", module ? ": " : "", text);
+}
+
+#if defined(TIFFLIB_AT_LEAST)
+#define GW_TIFF_PER_HANDLE_LOG 1 /* libtiff >= 4.5: handlers per open file */
+static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)tif;
+    log_error(user, module, fmt, ap);
+    return 1;
+}
+
+static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
+    return 1;
+}
+
+static TIFF *open_logged(const char *path, int fd, const char *mode, tiff_log *log)
+{
+    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    if (!opts) {
+        snprintf(log->first_error, sizeof log->first_error, "out of memory");
+        log->errors++;
+        return NULL;
+    }
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, log);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, NULL);
+    TIFF *tif = fd >= 0 ? TIFFFdOpenExt(fd, path, mode, opts) : TIFFOpenExt(path, mode, opts);
+    TIFFOpenOptionsFree(opts);
+    return tif;
+}
+#else
+/* Older libtiff: process-wide handlers. The CLI opens one TIFF at a time, so one current log is enough. */
+static tiff_log *current_log;
+static void on_error_global(const char *module, const char *fmt, va_list ap)
+{
+    if (current_log) log_error(current_log, module, fmt, ap);
+}
+
+static void on_warning_global(const char *module, const char *fmt, va_list ap)
+{
+    (void)module, (void)fmt, (void)ap;
+}
+
+static TIFF *open_logged(const char *path, int fd, const char *mode, tiff_log *log)
+{
+    current_log = log;
+    TIFFSetErrorHandler(on_error_global);
+    TIFFSetWarningHandler(on_warning_global);
+    return fd >= 0 ? TIFFFdOpen(fd, path, mode) : TIFFOpen(path, mode);
+}
+#endif
+
+static const char *photometric_name(unsigned v)
+{
+    switch (v) {
+    case PHOTOMETRIC_MINISWHITE: return "min-is-white grayscale";
+    case PHOTOMETRIC_MINISBLACK: return "min-is-black grayscale";
+    case PHOTOMETRIC_RGB: return "RGB";
+    case PHOTOMETRIC_PALETTE: return "palette colour";
+    case PHOTOMETRIC_MASK: return "transparency mask";
+    case PHOTOMETRIC_SEPARATED: return "separated (CMYK)";
+    case PHOTOMETRIC_YCBCR: return "YCbCr";
+    case PHOTOMETRIC_CIELAB: case PHOTOMETRIC_ICCLAB: case PHOTOMETRIC_ITULAB: return "L*a*b*";
+    case PHOTOMETRIC_CFA: return "colour filter array";
+    default: return "unknown";
+    }
+}
+
+static const char *sample_format_name(unsigned v)
+{
+    switch (v) {
+    case SAMPLEFORMAT_UINT: return "unsigned integer";
+    case SAMPLEFORMAT_INT: return "signed integer";
+    case SAMPLEFORMAT_IEEEFP: return "IEEE floating point";
+    case SAMPLEFORMAT_VOID: return "untyped";
+    case SAMPLEFORMAT_COMPLEXINT: return "complex integer";
+    case SAMPLEFORMAT_COMPLEXIEEEFP: return "complex floating point";
+    default: return "unknown";
+    }
+}
+
+/* " (libtiff: ...)" when libtiff said something, else "". */
+static const char *libtiff_said(const tiff_log *log, char *buf, size_t size)
+{
+    if (!log->errors) return "";
+    snprintf(buf, size, " (libtiff: %s)", log->first_error);
+    return buf;
+}
+
+/* One page's tags against the rules; 0 or -1 (err set). */
+static int check_page(TIFF *tif, const char *path, int page, uint32_t *width, uint32_t *height, char *err,
+                      size_t err_size)
+{
+    uint32_t w = 0, h = 0;
+    uint16_t spp = 1, bits = 1, fmt = SAMPLEFORMAT_UINT, photometric = PHOTOMETRIC_MINISBLACK,
+             compression = COMPRESSION_NONE;
+    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h) || w == 0 ||
+        h == 0) {
+        set_err(err, err_size, "%s: page %d: no image size (ImageWidth/ImageLength missing or 0)", path, page);
+        return -1;
+    }
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    const int has_photometric = TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photometric);
+    if (spp != 1) {
+        set_err(err, err_size, "%s: page %d: %u samples per pixel (%s): expected 1 (grayscale)", path, page,
+                (unsigned)spp, has_photometric ? photometric_name(photometric) : "colour or extra channels");
+        return -1;
+    }
+    if (bits != 16) {
+        set_err(err, err_size, "%s: page %d: %u bits per sample: expected 16 (uint16 grayscale)", path, page,
+                (unsigned)bits);
+        return -1;
+    }
+    if (fmt != SAMPLEFORMAT_UINT) {
+        set_err(err, err_size, "%s: page %d: sample format %s: expected unsigned integer (uint16)", path, page,
+                sample_format_name(fmt));
+        return -1;
+    }
+    if (has_photometric && photometric != PHOTOMETRIC_MINISBLACK) {
+        set_err(err, err_size, "%s: page %d: photometric interpretation %s: expected min-is-black grayscale%s", path,
+                page, photometric_name(photometric),
+                photometric == PHOTOMETRIC_MINISWHITE ? " (inverted values would invert the focus measure's input)"
+                                                      : "");
+        return -1;
+    }
+    if (!TIFFIsCODECConfigured(compression)) {
+        const TIFFCodec *codec = TIFFFindCODEC(compression);
+        set_err(err, err_size, "%s: page %d: compression %u (%s) cannot be decoded by this libtiff build", path, page,
+                (unsigned)compression, codec && codec->name ? codec->name : "unknown scheme");
+        return -1;
+    }
+    *width = w;
+    *height = h;
+    return 0;
+}
+
+/* Reads "key=N" from an ImageJ description; 0 when absent. */
+static long imagej_value(const char *desc, const char *key)
+{
+    const size_t len = strlen(key);
+    for (const char *p = desc; (p = strstr(p, key)) != NULL; p += len) {
+        if ((p == desc || p[-1] == '\n') && p[len] == '=') return strtol(p + len + 1, NULL, 10);
+    }
+    return 0;
+}
+
+/* ImageJ's own layouts that a page-per-slice reader would get wrong. 0 or -1 (err set). */
+static int check_imagej(TIFF *tif, const char *path, int pages, char *err, size_t err_size)
+{
+    const char *desc = NULL;
+    if (!TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) || !desc || strncmp(desc, "ImageJ=", 7) != 0) return 0;
+    const long images = imagej_value(desc, "images"), channels = imagej_value(desc, "channels"),
+               frames = imagej_value(desc, "frames");
+    if (channels > 1 || frames > 1) {
+        set_err(err, err_size, "%s: an ImageJ hyperstack with %ld channels and %ld frames: its pages interleave "
+                "channels, slices and frames; save a single-channel, single-time-point Z stack", path,
+                channels > 1 ? channels : 1, frames > 1 ? frames : 1);
+        return -1;
+    }
+    if (images > pages) {
+        set_err(err, err_size, "%s: ImageJ says images=%ld but the file has %d page(s): ImageJ stored the slices "
+                "contiguously (its layout for files over 4 GB), which is not supported; save it as a .npy file or "
+                "an OME-TIFF with one page per slice", path, images, pages);
+        return -1;
+    }
+    return 0;
+}
+
+/* Decodes the current page into dst (height x width, uint16). 0 or -1 (err set). */
+static int read_page(TIFF *tif, const char *path, int page, uint32_t height, uint32_t width, uint16_t *dst,
+                     tiff_log *log, char *err, size_t err_size)
+{
+    char said[420];
+    if (TIFFIsTiled(tif)) {
+        uint32_t tw = 0, th = 0;
+        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+        const tmsize_t tile_bytes = TIFFTileSize(tif);
+        if (tw == 0 || th == 0 || tile_bytes != (tmsize_t)tw * th * 2) {
+            set_err(err, err_size, "%s: page %d: bad tile layout (%ux%u tiles of %lld bytes)%s", path, page, tw, th,
+                    (long long)tile_bytes, libtiff_said(log, said, sizeof said));
+            return -1;
+        }
+        uint16_t *tile = malloc((size_t)tile_bytes);
+        if (!tile) {
+            set_err(err, err_size, "%s: page %d: out of memory for a %ux%u tile", path, page, tw, th);
+            return -1;
+        }
+        for (uint32_t y = 0; y < height; y += th) {
+            for (uint32_t x = 0; x < width; x += tw) {
+                const uint32_t t = TIFFComputeTile(tif, x, y, 0, 0);
+                if (TIFFReadEncodedTile(tif, t, tile, tile_bytes) != tile_bytes) {
+                    set_err(err, err_size, "%s: page %d: cannot decode tile %u at row %u, column %u%s", path, page, t,
+                            y, x, libtiff_said(log, said, sizeof said));
+                    free(tile);
+                    return -1;
+                }
+                const uint32_t rows = height - y < th ? height - y : th, cols = width - x < tw ? width - x : tw;
+                for (uint32_t r = 0; r < rows; r++)
+                    memcpy(dst + (size_t)(y + r) * width + x, tile + (size_t)r * tw, (size_t)cols * 2);
+            }
+        }
+        free(tile);
+        return 0;
+    }
+    uint32_t rows_per_strip = height;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+    if (rows_per_strip == 0 || rows_per_strip > height) rows_per_strip = height;
+    const uint32_t strips = TIFFNumberOfStrips(tif);
+    if (strips < (height + rows_per_strip - 1) / rows_per_strip) {
+        set_err(err, err_size, "%s: page %d: %u strips for %u rows of %u: the strip table is short", path, page,
+                strips, height, rows_per_strip);
+        return -1;
+    }
+    for (uint32_t s = 0, y = 0; y < height; s++, y += rows_per_strip) {
+        const uint32_t rows = height - y < rows_per_strip ? height - y : rows_per_strip;
+        const tmsize_t want = (tmsize_t)rows * width * 2;
+        if (TIFFReadEncodedStrip(tif, s, dst + (size_t)y * width, want) != want) {
+            set_err(err, err_size, "%s: page %d: cannot decode strip %u (rows %u..%u): data missing or corrupt%s", path,
+                    page, s, y, y + rows - 1, libtiff_said(log, said, sizeof said));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int gw_tiff_read_u16(const char *path, int max_pages, gw_tiff_stack *s, char *err, size_t err_size)
+{
+    memset(s, 0, sizeof *s);
+    struct stat st;
+    if (!path || stat(path, &st) != 0) {
+        set_err(err, err_size, "%s: cannot open: %s", path ? path : "(null)", path ? strerror(errno) : "no path");
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        set_err(err, err_size, "%s: not a regular file", path);
+        return -1;
+    }
+    tiff_log log = {{0}, 0};
+    char said[420];
+    TIFF *tif = open_logged(path, -1, "r", &log);
+    if (!tif) {
+        set_err(err, err_size, "%s: not a readable TIFF file%s", path, libtiff_said(&log, said, sizeof said));
+        return -1;
+    }
+    uint16_t *data = NULL;
+    uint32_t width = 0, height = 0;
+    int pages = 0;
+    /* Pass 1: every page's tags. */
+    do {
+        uint32_t w, h;
+        if (check_page(tif, path, pages, &w, &h, err, err_size)) goto fail;
+        if (pages == 0) {
+            width = w;
+            height = h;
+        } else if (w != width || h != height) {
+            set_err(err, err_size, "%s: page %d is %ux%u (width x height), page 0 is %ux%u: all pages must have the "
+                    "same size", path, pages, w, h, width, height);
+            goto fail;
+        }
+        pages++;
+        if (max_pages > 0 && pages > max_pages) {
+            set_err(err, err_size, "%s: more than %d pages: at most %d Z slices are accepted", path, max_pages,
+                    max_pages);
+            goto fail;
+        }
+    } while (TIFFReadDirectory(tif));
+    if (log.errors) { /* a broken IFD chain ends the loop like a last page would: refuse a silently short stack */
+        set_err(err, err_size, "%s: cannot read the directory of page %d%s", path, pages,
+                libtiff_said(&log, said, sizeof said));
+        goto fail;
+    }
+    if (!TIFFSetDirectory(tif, 0)) {
+        set_err(err, err_size, "%s: cannot go back to page 0%s", path, libtiff_said(&log, said, sizeof said));
+        goto fail;
+    }
+    if (check_imagej(tif, path, pages, err, err_size)) goto fail;
+    const uint64_t plane = (uint64_t)width * height;
+    if (plane > SIZE_MAX / 2 / (uint64_t)pages) {
+        set_err(err, err_size, "%s: %d pages of %ux%u: too large for this machine", path, pages, width, height);
+        goto fail;
+    }
+    data = malloc((size_t)(plane * (uint64_t)pages * 2));
+    if (!data) {
+        set_err(err, err_size, "%s: out of memory for %d pages of %ux%u", path, pages, width, height);
+        goto fail;
+    }
+    /* Pass 2: the pixels. */
+    for (int p = 0; p < pages; p++) {
+        if (p > 0 && !TIFFReadDirectory(tif)) {
+            set_err(err, err_size, "%s: cannot read the directory of page %d%s", path, p,
+                    libtiff_said(&log, said, sizeof said));
+            goto fail;
+        }
+        if (read_page(tif, path, p, height, width, data + (size_t)p * plane, &log, err, err_size)) goto fail;
+    }
+    TIFFClose(tif);
+    s->pages = pages;
+    s->height = height;
+    s->width = width;
+    s->data = data;
+    return 0;
+fail:
+    TIFFClose(tif);
+    free(data);
+    return -1;
+}
+
+void gw_tiff_free(gw_tiff_stack *s)
+{
+    if (!s) return;
+    free(s->data);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- writing ---- */
+
+static int write_pages(TIFF *tif, gw_tiff_type type, int pages, uint32_t height, uint32_t width, const void *data)
+{
+    const size_t item = type == GW_TIFF_U8 ? 1 : type == GW_TIFF_U16 ? 2 : 4;
+    const size_t row_bytes = (size_t)width * item;
+    uint32_t rows_per_strip = (uint32_t)(65536 / row_bytes);
+    if (rows_per_strip < 1) rows_per_strip = 1;
+    if (rows_per_strip > height) rows_per_strip = height;
+    const uint8_t *src = data;
+    for (int p = 0; p < pages; p++) {
+        int ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, width) && TIFFSetField(tif, TIFFTAG_IMAGELENGTH, height) &&
+                 TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)(item * 8)) &&
+                 TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)1) &&
+                 TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT,
+                              (uint16_t)(type == GW_TIFF_F32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT)) &&
+                 TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, (uint16_t)PHOTOMETRIC_MINISBLACK) &&
+                 TIFFSetField(tif, TIFFTAG_PLANARCONFIG, (uint16_t)PLANARCONFIG_CONTIG) &&
+                 TIFFSetField(tif, TIFFTAG_COMPRESSION, (uint16_t)COMPRESSION_NONE) &&
+                 TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
+        if (ok && pages > 1)
+            ok = TIFFSetField(tif, TIFFTAG_SUBFILETYPE, (uint32_t)FILETYPE_PAGE) &&
+                 TIFFSetField(tif, TIFFTAG_PAGENUMBER, (uint16_t)p, (uint16_t)pages);
+        if (!ok) return -1;
+        for (uint32_t s = 0, y = 0; y < height; s++, y += rows_per_strip) {
+            const uint32_t rows = height - y < rows_per_strip ? height - y : rows_per_strip;
+            const tmsize_t bytes = (tmsize_t)(rows * row_bytes);
+            /* libtiff takes a non-const buffer but does not modify it for uncompressed host-order data */
+            if (TIFFWriteEncodedStrip(tif, s, (void *)(uintptr_t)(src + (size_t)y * row_bytes), bytes) != bytes)
+                return -1;
+        }
+        if (!TIFFWriteDirectory(tif)) return -1;
+        src += (size_t)height * row_bytes;
+    }
+    return 0;
+}
+
+int gw_tiff_stage(gw_outfile *f, const char *path, gw_tiff_type type, int pages, uint32_t height, uint32_t width,
+                  const void *data, char *err, size_t err_size)
+{
+    f->path = NULL;
+    f->tmp = NULL;
+    f->fd = -1;
+    if (!path || !*path || !data || pages < 1 || pages > 65535 || height < 1 || width < 1 ||
+        (type != GW_TIFF_U8 && type != GW_TIFF_U16 && type != GW_TIFF_F32)) {
+        set_err(err, err_size, "%s: gw_tiff_write: bad arguments (%d pages of %ux%u, type %d); nothing written",
+                path ? path : "(null)", pages, height, width, (int)type);
+        return -1;
+    }
+    const size_t item = type == GW_TIFF_U8 ? 1 : type == GW_TIFF_U16 ? 2 : 4;
+    const uint64_t bytes = (uint64_t)pages * height * width * item;
+    /* A classic TIFF addresses 4 GiB; leave room for the directories. */
+    const char *mode = bytes > 0xF0000000ull ? "w8" : "w";
+    if (gw_outfile_open(f, path, err, err_size)) return -1;
+    /* libtiff closes the descriptor it is given: give it a duplicate and keep ours for fsync. */
+    const int fd = dup(f->fd);
+    if (fd < 0) {
+        set_err(err, err_size, "%s: dup failed: %s; nothing written", path, strerror(errno));
+        gw_outfile_discard(f);
+        return -1;
+    }
+    tiff_log log = {{0}, 0};
+    char said[420];
+    TIFF *tif = open_logged(f->tmp, fd, mode, &log);
+    if (!tif) {
+        close(fd);
+        set_err(err, err_size, "%s: cannot start a TIFF file%s; nothing written", path,
+                libtiff_said(&log, said, sizeof said));
+        gw_outfile_discard(f);
+        return -1;
+    }
+    const int bad = write_pages(tif, type, pages, height, width, data);
+    TIFFClose(tif); /* flushes the last directory; errors land in log */
+    if (bad || log.errors) {
+        set_err(err, err_size, "%s: write failed%s; nothing written", path, libtiff_said(&log, said, sizeof said));
+        gw_outfile_discard(f);
+        return -1;
+    }
+    if (gw_outfile_finish(f, err, err_size)) {
+        gw_outfile_discard(f);
+        return -1;
+    }
+    return 0;
+}
+
+int gw_tiff_write(const char *path, gw_tiff_type type, int pages, uint32_t height, uint32_t width, const void *data,
+                  char *err, size_t err_size)
+{
+    gw_outfile f;
+    if (gw_tiff_stage(&f, path, type, pages, height, width, data, err, err_size)) return -1;
+    if (gw_outfile_commit(&f, err, err_size)) {
+        gw_outfile_discard(&f);
+        return -1;
+    }
+    return 0;
+}
