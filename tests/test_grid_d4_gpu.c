@@ -208,7 +208,11 @@ TestSuite(grid_d4_gpu, .init = gw_gpu_test_init, .fini = gpu_fini);
 #define GPU(test_name, call)                                                                                           \
     Test(grid_d4_gpu, test_name) { call(&runner_gpu); }
 
-static void million(const d4_runner *r) { d4_case_large_batch(r, 1000000); }
+static void million(const d4_runner *r)
+{
+    gw_skip_under_sanitizer("a 1e6-grid batch");
+    d4_case_large_batch(r, 1000000);
+}
 
 GPU(coordinate_probes_name_the_source_cell_for_all_900_small_shapes, d4_case_probes_small)
 GPU(coordinate_probes_hold_for_dimensions_31_32_33_64_and_255, d4_case_probes_large)

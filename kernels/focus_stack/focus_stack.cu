@@ -524,7 +524,9 @@ __global__ void __launch_bounds__(GEN_THREADS)
                                 v[i] += window_count(py, qy, hw, Y, border) * s_hsum[(int)(qy - cy0) * GEN_TILE + tx];
                         }
                         /* No barrier needed here: s_hsum is next written after the next chunk's first
-                         * barrier, and s_score after its second. */
+                         * barrier; s_score was last read by this chunk's x pass, which ended at the barrier
+                         * above, and is next written after at least one barrier of the next chunk (one for
+                         * LAP_ABS, two for LOG_ABS). */
                     }
                 }
             }

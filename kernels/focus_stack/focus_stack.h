@@ -30,7 +30,7 @@
  * Example (tests/test_focus_stack_example.c compiles and runs it):
  * example-begin
  *     // 2 slices of a 1x3 image: slice 1 has the sharper centre, and with the ZERO border its edge
-     // pixels score higher too
+ *     // pixels score higher too
  *     // in = {100,100,100,  0,400,0}  (uint16, copied to d_in)
  *     focus_stack_params p = {.n = 1, .z = 2, .y = 1, .x = 3, .ksize = 3};  // LOG_ABS, ZERO border, no window
  *     int rc = focus_stack_launch(p, d_in, d_idx, d_ff, NULL, NULL, NULL, stream);

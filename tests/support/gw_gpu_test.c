@@ -2,6 +2,8 @@
 #include "gw_gpu_test.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "gw_device.h"
 #include "gw_witness_check.h"
@@ -28,6 +30,13 @@ void gw_gpu_test_init(void)
     GW_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, id));
     device_arch = (unsigned)(major * 100 + minor * 10);
     device_sms = (unsigned)sms;
+}
+
+void gw_skip_under_sanitizer(const char *what)
+{
+    const char *v = getenv("GW_UNDER_SANITIZER");
+    if (v && strcmp(v, "1") == 0)
+        cr_skip_test("%s is left to the plain GPU pass (GW_UNDER_SANITIZER=1: compute-sanitizer runs too slowly)", what);
 }
 
 unsigned gw_gpu_arch(void) { return device_arch; }

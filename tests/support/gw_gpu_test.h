@@ -35,6 +35,10 @@ unsigned gw_gpu_sms(void);
                   cudaGetErrorString(gw_err_));                                                                \
     } while (0)
 
+/* Skips the calling test when GW_UNDER_SANITIZER=1 (set by ci/gpu.sh for its compute-sanitizer passes):
+ * for realistic-size cases that the plain GPU pass runs, and that would take hours under racecheck. */
+void gw_skip_under_sanitizer(const char *what);
+
 /* cudaMalloc'd record, zeroed; freed with cudaFree. */
 gw_witness *gw_witness_new(void);
 
