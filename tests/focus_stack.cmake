@@ -9,7 +9,7 @@
 # Fixtures and test groups shared by the CPU and GPU tests (pure C: no CUDA, no cudart).
 add_library(focus_stack_test_support STATIC support/focus_stack_fixture.c support/focus_stack_cases.c)
 target_include_directories(focus_stack_test_support PUBLIC support)
-target_link_libraries(focus_stack_test_support PUBLIC PkgConfig::CRITERION focus_stack_ref PRIVATE gw_warnings m)
+target_link_libraries(focus_stack_test_support PUBLIC PkgConfig::CRITERION focus_stack_ref gw_test_util PRIVATE gw_warnings m)
 
 # GW_FS_QUICK=1 under Valgrind: smaller T1 shapes, fewer large windows and semantic windows, no 16-thread run,
 # no RLIMIT_AS test (same code paths; Valgrind is ~50x slower and does not apply RLIMIT_AS to the program).
@@ -24,37 +24,11 @@ if(TEST test_focus_stack_ref.memcheck)
   set_property(TEST test_focus_stack_ref.memcheck APPEND PROPERTY ENVIRONMENT "GW_FS_QUICK=1;OMP_WAIT_POLICY=passive")
 endif()
 
-# Header compile tests: focus_stack.h alone, as C11 and as C++, pedantic. Object libraries built by `all`.
-# (grid_d4.cmake enables C++ when a compiler exists; this file does the same in case it is used alone.)
-get_property(gw_fs_langs GLOBAL PROPERTY ENABLED_LANGUAGES)
-if(NOT "CXX" IN_LIST gw_fs_langs)
-  include(CheckLanguage)
-  check_language(CXX)
-  if(CMAKE_CXX_COMPILER)
-    enable_language(CXX)
-  endif()
-endif()
-set(gw_fs_header_sources test_header_focus_stack.c)
-if(CMAKE_CXX_COMPILER)
-  list(APPEND gw_fs_header_sources test_header_focus_stack.cpp)
-endif()
-foreach(src IN LISTS gw_fs_header_sources)
-  if(src MATCHES "\\.c$")
-    set(tgt test_header_focus_stack_C)
-    add_library(${tgt} OBJECT ${src})
-    set_target_properties(${tgt} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-  else()
-    set(tgt test_header_focus_stack_CXX)
-    add_library(${tgt} OBJECT ${src})
-    set_target_properties(${tgt} PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-  endif()
-  target_include_directories(${tgt} PRIVATE ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/kernels/focus_stack)
-  target_compile_options(${tgt} PRIVATE -Wall -Wextra -Wpedantic -pedantic-errors $<$<BOOL:${GW_WERROR}>:-Werror>)
-  if(GW_HAVE_CUDA)
-    # cuda_runtime_api.h through the imported target: a SYSTEM include, so CUDA's own pedantic notes stay out.
-    target_link_libraries(${tgt} PRIVATE CUDA::cudart)
-  endif()
-endforeach()
+# Header compile tests: focus_stack.h alone, as C11 and as C++.
+gw_add_header_test(NAME test_header_focus_stack_C SOURCE test_header_focus_stack.c
+  INCLUDES ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/kernels/focus_stack)
+gw_add_header_test(NAME test_header_focus_stack_CXX SOURCE test_header_focus_stack.cpp
+  INCLUDES ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/kernels/focus_stack)
 
 if(NOT TARGET focus_stack)
   return() # no CUDA compiler: the kernel, GPU tests and canaries are not built

@@ -12,7 +12,7 @@ add_library(grid_d4_test_support STATIC support/grid_d4_batch.c support/grid_d4_
 target_include_directories(grid_d4_test_support PUBLIC support)
 target_compile_definitions(grid_d4_test_support PRIVATE GW_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
 target_link_libraries(grid_d4_test_support
-  PUBLIC PkgConfig::CRITERION grid_d4_ref
+  PUBLIC PkgConfig::CRITERION grid_d4_ref gw_test_util
   PRIVATE gw_arc PkgConfig::GW_D4_CJSON gw_warnings)
 
 # GW_D4_QUICK=1 under Valgrind: the 100000-grid batch becomes 10000 and the 1e6-grid overlap check 1e5 (same
@@ -26,35 +26,17 @@ if(TEST test_grid_d4_ref.memcheck)
   set_property(TEST test_grid_d4_ref.memcheck APPEND PROPERTY ENVIRONMENT "GW_D4_QUICK=1")
 endif()
 
-# Header compile tests: each header alone, as C11 and as C++, pedantic. Object libraries built by `all`.
-include(CheckLanguage)
-check_language(CXX)
-if(CMAKE_CXX_COMPILER)
-  enable_language(CXX)
-endif()
-set(gw_header_langs C)
-if(CMAKE_CXX_COMPILER)
-  list(APPEND gw_header_langs CXX)
-endif()
-foreach(lang IN LISTS gw_header_langs)
-  foreach(header grid_d4 gw_witness)
-    set(tgt test_header_${header}_${lang})
-    if(lang STREQUAL "C")
-      add_library(${tgt} OBJECT test_header_grid_d4.c)
-      set_target_properties(${tgt} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
-    else()
-      add_library(${tgt} OBJECT test_header_grid_d4.cpp)
-      set_target_properties(${tgt} PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
-    endif()
-    target_include_directories(${tgt} PRIVATE ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/kernels/grid_d4)
-    if(header STREQUAL "gw_witness")
-      target_compile_definitions(${tgt} PRIVATE GW_HEADER_WITNESS)
-    endif()
-    target_compile_options(${tgt} PRIVATE -Wall -Wextra -Wpedantic -pedantic-errors $<$<BOOL:${GW_WERROR}>:-Werror>)
-    if(GW_HAVE_CUDA)
-      # cuda_runtime_api.h through the imported target: a SYSTEM include, so CUDA's own pedantic notes stay out.
-      target_link_libraries(${tgt} PRIVATE CUDA::cudart)
-    endif()
+# Header compile tests: grid_d4.h and gw_witness.h each alone, as C11 and as C++.
+foreach(header grid_d4 gw_witness)
+  set(defines "")
+  if(header STREQUAL "gw_witness")
+    set(defines GW_HEADER_WITNESS)
+  endif()
+  foreach(src test_header_grid_d4.c test_header_grid_d4.cpp)
+    string(REGEX REPLACE ".*\\.c$" "C" lang "${src}")
+    string(REGEX REPLACE ".*\\.cpp$" "CXX" lang "${lang}")
+    gw_add_header_test(NAME test_header_${header}_${lang} SOURCE ${src} DEFINES ${defines}
+      INCLUDES ${PROJECT_SOURCE_DIR}/kernels ${PROJECT_SOURCE_DIR}/kernels/grid_d4)
   endforeach()
 endforeach()
 

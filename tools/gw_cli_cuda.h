@@ -15,6 +15,12 @@ static inline void gw_cli_cuda_fail(char *err, size_t err_size, const char *what
     snprintf(err, err_size, "%s failed: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
+/* Clean-up: keeps the first failure of a sequence of calls (and its call's name) and goes on freeing. */
+static inline void gw_cli_cuda_keep_first(cudaError_t e, const char *call, cudaError_t *first, const char **what)
+{
+    if (e != cudaSuccess && *first == cudaSuccess) *first = e, *what = call;
+}
+
 /* Sets err and jumps to fail when a CUDA call does not succeed. */
 #define CUDA_TRY(call, what)                                                                                         \
     do {                                                                                                             \

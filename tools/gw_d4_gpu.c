@@ -72,21 +72,11 @@ int gw_d4_gpu_free(gw_d4_gpu *g, char *err, size_t err_size)
                     g->d_width,       g->d_out_height,  g->d_out_width, g->d_status, g->d_witness};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
         if (!bufs[i]) continue;
-        cudaError_t e = cudaFree(bufs[i]);
-        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaFree";
+        gw_cli_cuda_keep_first(cudaFree(bufs[i]), "cudaFree", &first, &what);
     }
-    if (g->ev_start) {
-        cudaError_t e = cudaEventDestroy((cudaEvent_t)g->ev_start);
-        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaEventDestroy";
-    }
-    if (g->ev_stop) {
-        cudaError_t e = cudaEventDestroy((cudaEvent_t)g->ev_stop);
-        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaEventDestroy";
-    }
-    if (g->stream) {
-        cudaError_t e = cudaStreamDestroy((cudaStream_t)g->stream);
-        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaStreamDestroy";
-    }
+    if (g->ev_start) gw_cli_cuda_keep_first(cudaEventDestroy((cudaEvent_t)g->ev_start), "cudaEventDestroy", &first, &what);
+    if (g->ev_stop) gw_cli_cuda_keep_first(cudaEventDestroy((cudaEvent_t)g->ev_stop), "cudaEventDestroy", &first, &what);
+    if (g->stream) gw_cli_cuda_keep_first(cudaStreamDestroy((cudaStream_t)g->stream), "cudaStreamDestroy", &first, &what);
     const int ordinal = g->ordinal;
     memset(g, 0, sizeof *g);
     g->ordinal = ordinal;

@@ -52,18 +52,15 @@ int gw_focus_gpu_free(gw_focus_gpu *g, char *err, size_t err_size)
     void *bufs[] = {g->d_in, g->d_idx, g->d_ff, g->d_best, g->d_focus, g->d_witness};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
         if (!bufs[i]) continue;
-        cudaError_t e = cudaFree(bufs[i]);
-        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaFree";
+        gw_cli_cuda_keep_first(cudaFree(bufs[i]), "cudaFree", &first, &what);
     }
     void *events[] = {g->ev_start, g->ev_stop};
     for (size_t i = 0; i < 2; i++) {
         if (!events[i]) continue;
-        cudaError_t e = cudaEventDestroy((cudaEvent_t)events[i]);
-        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaEventDestroy";
+        gw_cli_cuda_keep_first(cudaEventDestroy((cudaEvent_t)events[i]), "cudaEventDestroy", &first, &what);
     }
     if (g->stream) {
-        cudaError_t e = cudaStreamDestroy((cudaStream_t)g->stream);
-        if (e != cudaSuccess && first == cudaSuccess) first = e, what = "cudaStreamDestroy";
+        gw_cli_cuda_keep_first(cudaStreamDestroy((cudaStream_t)g->stream), "cudaStreamDestroy", &first, &what);
     }
     const int ordinal = g->ordinal;
     memset(g, 0, sizeof *g);

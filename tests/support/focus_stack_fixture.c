@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "focus_stack_ref.h"
+#include "gw_test_util.h"
 
 enum { MSG_LINES = 6 }; /* mismatches listed per array */
 
@@ -33,22 +34,6 @@ static void *xcalloc(size_t n, size_t size)
     void *p = calloc(n ? n : 1, size ? size : 1);
     cr_assert(p != NULL, "test fixture: out of memory allocating %zu x %zu bytes", n, size);
     return p;
-}
-
-/* Appends a formatted line to msg, never past msg_size. */
-static void append(char *msg, size_t msg_size, const char *fmt, ...)
-{
-    if (!msg || msg_size == 0) return;
-    size_t used = strnlen(msg, msg_size - 1);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg + used, msg_size - used, fmt, ap);
-    va_end(ap);
-    used = strnlen(msg, msg_size - 1);
-    if (used + 1 < msg_size) {
-        msg[used] = '\n';
-        msg[used + 1] = '\0';
-    }
 }
 
 /* ---------------------------------------------------------------- random numbers */
@@ -419,12 +404,12 @@ static size_t compare_u8(const focus_stack_params *p, const uint8_t *got, const 
         if (bad++ < MSG_LINES) {
             int n, y, x;
             pixel_coords(p, i, &n, &y, &x);
-            append(msg, msg_size, "idx at (n=%d, y=%d, x=%d): got %u, want %u", n, y, x, got[i], want[i]);
+            gw_append_line(msg, msg_size, "idx at (n=%d, y=%d, x=%d): got %u, want %u", n, y, x, got[i], want[i]);
         }
     }
-    if (bad) append(msg, msg_size, "%zu of %zu idx values differ", bad, count);
+    if (bad) gw_append_line(msg, msg_size, "%zu of %zu idx values differ", bad, count);
     if (poison)
-        append(msg, msg_size, "%zu of %zu idx values still hold the poison 0xFF: the call did not write them", poison,
+        gw_append_line(msg, msg_size, "%zu of %zu idx values still hold the poison 0xFF: the call did not write them", poison,
                count);
     return bad;
 }
@@ -439,12 +424,12 @@ static size_t compare_u16(const focus_stack_params *p, const uint16_t *got, cons
         if (bad++ < MSG_LINES) {
             int n, y, x;
             pixel_coords(p, i, &n, &y, &x);
-            append(msg, msg_size, "ff at (n=%d, y=%d, x=%d): got %u, want %u", n, y, x, got[i], want[i]);
+            gw_append_line(msg, msg_size, "ff at (n=%d, y=%d, x=%d): got %u, want %u", n, y, x, got[i], want[i]);
         }
     }
-    if (bad) append(msg, msg_size, "%zu of %zu ff values differ", bad, count);
+    if (bad) gw_append_line(msg, msg_size, "%zu of %zu ff values differ", bad, count);
     if (poison)
-        append(msg, msg_size, "%zu of %zu ff values still hold the poison 0xA5A5: the call did not write them", poison,
+        gw_append_line(msg, msg_size, "%zu of %zu ff values still hold the poison 0xA5A5: the call did not write them", poison,
                count);
     return bad;
 }
@@ -467,13 +452,13 @@ static size_t compare_f32(const focus_stack_params *p, const char *name, const f
             } else {
                 pixel_coords(p, i, &n, &y, &x);
             }
-            append(msg, msg_size, "%s at (n=%d, z=%d, y=%d, x=%d): got %.9g (bits 0x%08" PRIX32 "), want %.9g (bits 0x%08" PRIX32 ")",
+            gw_append_line(msg, msg_size, "%s at (n=%d, z=%d, y=%d, x=%d): got %.9g (bits 0x%08" PRIX32 "), want %.9g (bits 0x%08" PRIX32 ")",
                    name, n, z, y, x, (double)got[i], g, (double)want[i], w);
         }
     }
-    if (bad) append(msg, msg_size, "%zu of %zu %s values differ (as bits)", bad, count, name);
+    if (bad) gw_append_line(msg, msg_size, "%zu of %zu %s values differ (as bits)", bad, count, name);
     if (poison)
-        append(msg, msg_size, "%zu of %zu %s values still hold the poison (NaN 0xFFFFFFFF): the call did not write them",
+        gw_append_line(msg, msg_size, "%zu of %zu %s values still hold the poison (NaN 0xFFFFFFFF): the call did not write them",
                poison, count, name);
     return bad;
 }
@@ -517,7 +502,7 @@ static size_t check_untouched(const fs_result *got, unsigned pass, int rejected,
         const size_t after =
             count_unpoisoned(arrays[a].alloc, FS_SLACK + arrays[a].count, total, arrays[a].size, arrays[a].poison);
         if (before || after) {
-            append(msg, msg_size, "%s: %zu of the %d elements before the array and %zu of the %d after it lost the "
+            gw_append_line(msg, msg_size, "%s: %zu of the %d elements before the array and %zu of the %d after it lost the "
                    "poison: a write out of bounds", arrays[a].name, before, FS_SLACK, after, FS_SLACK);
             bad += before + after;
         }
@@ -525,7 +510,7 @@ static size_t check_untouched(const fs_result *got, unsigned pass, int rejected,
             const size_t inside =
                 count_unpoisoned(arrays[a].alloc, FS_SLACK, FS_SLACK + arrays[a].count, arrays[a].size, arrays[a].poison);
             if (inside) {
-                append(msg, msg_size, "%s %s, yet %zu of its %zu elements lost the poison", arrays[a].name,
+                gw_append_line(msg, msg_size, "%s %s, yet %zu of its %zu elements lost the poison", arrays[a].name,
                        rejected ? "belongs to a rejected call" : "was not passed (NULL)", inside, arrays[a].count);
                 bad += inside;
             }
@@ -558,23 +543,23 @@ size_t fs_check_invariants(const fs_case *c, const fs_result *got, unsigned pass
         const unsigned z = got->idx[i];
         if (z >= (unsigned)p.z) {
             if (range++ < MSG_LINES)
-                append(msg, msg_size, "idx at (n=%d, y=%d, x=%d) is %u, not below Z = %d", n, y, x, z, p.z);
+                gw_append_line(msg, msg_size, "idx at (n=%d, y=%d, x=%d) is %u, not below Z = %d", n, y, x, z, p.z);
             continue;
         }
         const uint16_t src = *fs_in(c, n, (int)z, y, x);
         if (got->ff[i] != src && gather++ < MSG_LINES)
-            append(msg, msg_size, "ff at (n=%d, y=%d, x=%d) is %u, but in[n][idx=%u][y][x] is %u", n, y, x, got->ff[i],
+            gw_append_line(msg, msg_size, "ff at (n=%d, y=%d, x=%d) is %u, but in[n][idx=%u][y][x] is %u", n, y, x, got->ff[i],
                    z, src);
         if ((pass & FS_PASS_ALL) == FS_PASS_ALL) {
             const float f = got->focus[((size_t)n * p.z + z) * plane + i % plane];
             if (fs_bits(got->best[i]) != fs_bits(f) && best++ < MSG_LINES)
-                append(msg, msg_size, "best at (n=%d, y=%d, x=%d) is %.9g, but focus[n][idx=%u][y][x] is %.9g", n, y, x,
+                gw_append_line(msg, msg_size, "best at (n=%d, y=%d, x=%d) is %.9g, but focus[n][idx=%u][y][x] is %.9g", n, y, x,
                        (double)got->best[i], z, (double)f);
         }
     }
-    if (range) append(msg, msg_size, "%zu of %zu idx values are not below Z", range, got->pixels);
-    if (gather) append(msg, msg_size, "%zu of %zu ff values are not in[n][idx][y][x] (gather inconsistent)", gather, got->pixels);
-    if (best) append(msg, msg_size, "%zu of %zu best values are not focus[n][idx][y][x]", best, got->pixels);
+    if (range) gw_append_line(msg, msg_size, "%zu of %zu idx values are not below Z", range, got->pixels);
+    if (gather) gw_append_line(msg, msg_size, "%zu of %zu ff values are not in[n][idx][y][x] (gather inconsistent)", gather, got->pixels);
+    if (best) gw_append_line(msg, msg_size, "%zu of %zu best values are not focus[n][idx][y][x]", best, got->pixels);
     return range + gather + best;
 }
 

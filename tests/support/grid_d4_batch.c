@@ -18,6 +18,7 @@
 
 #include "gw_arc.h"
 #include "gw_arc_shapes.h"
+#include "gw_test_util.h"
 
 #ifndef GW_TEST_DATA_DIR
 #error "GW_TEST_DATA_DIR must name tests/data (set by tests/grid_d4.cmake)"
@@ -39,22 +40,6 @@ static void *xmalloc(size_t size)
     void *p = malloc(size ? size : 1);
     cr_assert(p != NULL, "test fixture: out of memory allocating %zu bytes", size);
     return p;
-}
-
-/* Appends a formatted line to msg, never past msg_size. */
-static void append(char *msg, size_t msg_size, const char *fmt, ...)
-{
-    if (!msg || msg_size == 0) return;
-    size_t used = strnlen(msg, msg_size - 1);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg + used, msg_size - used, fmt, ap);
-    va_end(ap);
-    used = strnlen(msg, msg_size - 1);
-    if (used + 1 < msg_size) {
-        msg[used] = '\n';
-        msg[used + 1] = '\0';
-    }
 }
 
 static void append_desc(d4_batch *b, const char *fmt, ...)
@@ -638,13 +623,13 @@ size_t d4_compare(const d4_batch *b, const d4_result *got, const d4_result *want
         if (got->out_height[k] == want->out_height[k] && got->out_width[k] == want->out_width[k]) continue;
         if (got->out_height[k] == D4_SHAPE_POISON && got->out_width[k] == D4_SHAPE_POISON) poison_shapes++;
         if (bad_shapes++ < MSG_LINES / 2)
-            append(msg, msg_size, "grid %zu (%ux%u, op %s): result shape %ux%u, want %ux%u", k, b->height[k],
+            gw_append_line(msg, msg_size, "grid %zu (%ux%u, op %s): result shape %ux%u, want %ux%u", k, b->height[k],
                    b->width[k], grid_d4_op_name(d4_op_of(b, k)), got->out_height[k], got->out_width[k],
                    want->out_height[k], want->out_width[k]);
     }
-    if (bad_shapes) append(msg, msg_size, "%zu of %zu result shapes are wrong", bad_shapes, b->n);
+    if (bad_shapes) gw_append_line(msg, msg_size, "%zu of %zu result shapes are wrong", bad_shapes, b->n);
     if (poison_shapes)
-        append(msg, msg_size, "%zu of %zu result shapes still hold the poison 0xFFFF: never written", poison_shapes,
+        gw_append_line(msg, msg_size, "%zu of %zu result shapes still hold the poison 0xFFFF: never written", poison_shapes,
                b->n);
     problems += bad_shapes;
 
@@ -662,16 +647,16 @@ size_t d4_compare(const d4_batch *b, const d4_result *got, const d4_result *want
             if (g[c] == w[c]) continue;
             if (g[c] == got->poison) poison_cells++;
             if (bad_cells++ < MSG_LINES)
-                append(msg, msg_size,
+                gw_append_line(msg, msg_size,
                        "grid %zu (%ux%u at offset %" PRIu64 ", op %s) cell %" PRIu64 " (row %" PRIu64 ", col %" PRIu64
                        " of the result): got %u, want %u",
                        k, b->height[k], b->width[k], b->offset[k], grid_d4_op_name(d4_op_of(b, k)), c, c / ow, c % ow,
                        g[c], w[c]);
         }
     }
-    if (bad_cells) append(msg, msg_size, "%" PRIu64 " of %" PRIu64 " result bytes differ", bad_cells, total);
+    if (bad_cells) gw_append_line(msg, msg_size, "%" PRIu64 " of %" PRIu64 " result bytes differ", bad_cells, total);
     if (poison_cells)
-        append(msg, msg_size, "%" PRIu64 " of %" PRIu64 " output bytes still hold the poison 0x%02X: the call did not "
+        gw_append_line(msg, msg_size, "%" PRIu64 " of %" PRIu64 " output bytes still hold the poison 0x%02X: the call did not "
                "write them", poison_cells, total, got->poison);
     problems += bad_cells;
 
@@ -684,13 +669,13 @@ size_t d4_compare(const d4_batch *b, const d4_result *got, const d4_result *want
     for (uint64_t i = 0; i < want->alloc_bytes; i++) {
         if ((covered[i / 8] >> (i % 8)) & 1u || got->out_alloc[i] == want->out_alloc[i]) continue;
         if (outside++ < MSG_LINES / 2)
-            append(msg, msg_size, "byte %" PRId64 " relative to out (buf_bytes %" PRIu64 "), outside every grid: got "
+            gw_append_line(msg, msg_size, "byte %" PRId64 " relative to out (buf_bytes %" PRIu64 "), outside every grid: got "
                    "%u, want the poison %u", (int64_t)i - (int64_t)got->shift, b->buf_bytes, got->out_alloc[i],
                    want->out_alloc[i]);
     }
     free(covered);
     if (outside)
-        append(msg, msg_size, "%" PRIu64 " bytes outside every grid were written: gaps and the slack around out must "
+        gw_append_line(msg, msg_size, "%" PRIu64 " bytes outside every grid were written: gaps and the slack around out must "
                "keep the poison", outside);
     return problems + outside;
 }

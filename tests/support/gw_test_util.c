@@ -3,6 +3,7 @@
 #include "gw_test_util.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,6 +59,21 @@ void gw_assert_example_verbatim(const char *header_path, const char *test_path)
     for (size_t i = 0; i < nh; i++)
         cr_assert(strcmp(header[i], test[i]) == 0, "example line %zu differs:\n  header: %s\n  test:   %s", i + 1,
                   header[i], test[i]);
+}
+
+void gw_append_line(char *msg, size_t msg_size, const char *fmt, ...)
+{
+    if (!msg || msg_size == 0) return;
+    size_t used = strnlen(msg, msg_size - 1);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + used, msg_size - used, fmt, ap);
+    va_end(ap);
+    used = strnlen(msg, msg_size - 1);
+    if (used + 1 < msg_size) {
+        msg[used] = '\n';
+        msg[used + 1] = '\0';
+    }
 }
 
 size_t gw_count_dir_entries(const char *dir)

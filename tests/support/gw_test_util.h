@@ -12,6 +12,10 @@
  * indentation, a block comment's leading "*" and trailing blanks; the example's own "//" comments count. */
 void gw_assert_example_verbatim(const char *header_path, const char *test_path);
 
+/* Appends a formatted line (with its newline) to msg, never writing past msg_size; msg stays terminated.
+ * For test messages that list several findings. */
+void gw_append_line(char *msg, size_t msg_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Entries in dir other than . and .. ((size_t)-1 when it cannot be opened). */
 size_t gw_count_dir_entries(const char *dir);
 
