@@ -56,7 +56,8 @@ note "build: ok"
 # 1. The whole suite, GPU required. --no-tests=error catches a configure that quietly dropped CUDA.
 # The Valgrind gates (label memcheck) belong on driverless CI: with a driver loaded, libcuda's ioctls and
 # allocations are Valgrind noise (specs: testing.md). Device code gets compute-sanitizer below instead.
-ctest --test-dir "$build" -LE memcheck --no-tests=error --output-on-failure --output-junit "$out/junit.xml" \
+# The ASan/UBSan suite and the fuzzers (labels sanitizer, fuzz) are host-only checks that driverless CI runs.
+ctest --test-dir "$build" -LE 'memcheck|sanitizer|fuzz' --no-tests=error --output-on-failure --output-junit "$out/junit.xml" \
   -j "$(nproc)" > "$out/ctest.log" 2>&1 || fail "ctest (see ctest.log)"
 tail -n 25 "$out/ctest.log"
 grep -E '^[0-9]+% tests passed' "$out/ctest.log" | sed 's/^/ctest: /' | tee -a "$summary"
@@ -116,6 +117,11 @@ cli="$build/tools/gpuwitness"
 if [ -x "$cli" ]; then
   "$cli" doctor > "$out/doctor.txt" 2>&1; rc=$?; note "gpuwitness doctor: exit $rc"; [ $rc -eq 0 ] || fail "doctor"
   "$cli" check > "$out/check.txt" 2>&1; rc=$?; note "gpuwitness check: exit $rc"; [ $rc -eq 0 ] || fail "check"
+  # Chrome traces (Perfetto, chrome://tracing) of each kernel's host path, with the ledger checked.
+  for k in grid-d4 focus-stack ex2d; do
+    "$cli" trace "$k" --out "$out/trace-$k.json" > "$out/trace-$k.txt" 2>&1; rc=$?
+    note "gpuwitness trace $k: exit $rc"; [ $rc -eq 0 ] || fail "trace $k"
+  done
 fi
 
 note "== result: $([ $status -eq 0 ] && echo PASS || echo FAIL)"

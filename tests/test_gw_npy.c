@@ -297,7 +297,9 @@ Test(gw_npy, rejects_each_malformed_file_with_its_own_message)
             long dims[3];
             int nd = sscanf(strstr(b->text, "'shape': (") ? strstr(b->text, "'shape': (") + 10 : "",
                             "%ld, %ld, %ld", &dims[0], &dims[1], &dims[2]);
-            if (nd == 3 && dims[0] > 0 && dims[1] > 0 && dims[2] > 0 && dims[0] * dims[1] * dims[2] <= 64)
+            /* each dimension bounded first: the product of the huge ones in the table would overflow */
+            if (nd == 3 && dims[0] > 0 && dims[1] > 0 && dims[2] > 0 && dims[0] <= 64 && dims[1] <= 64 &&
+                dims[2] <= 64 && dims[0] * dims[1] * dims[2] <= 64)
                 need = (long)(dims[0] * dims[1] * dims[2] * 2);
             const long len = need + b->data_delta;
             const size_t n = npy_image(buf, sizeof buf, b->major, b->minor, b->text, 1, len > 0 ? (size_t)len : 0);
@@ -395,4 +397,42 @@ Test(gw_npy, names_dtypes_and_formats_shapes_as_numpy_does)
     cr_expect_str_eq(buf, "(5,)");
     gw_npy_format_shape(3, s3, buf, sizeof buf);
     cr_expect_str_eq(buf, "(17, 512, 512)");
+}
+
+/* float64 and int32 are written for ex2d_patch's outputs (write only): the header numpy writes, the bytes as given. */
+Test(gw_npy, writes_float64_and_int32_with_numpy_headers)
+{
+    char dir[] = "/tmp/gw_npy_f8_XXXXXX", path[64], err[512];
+    cr_assert_not_null(mkdtemp(dir));
+    const double f8[6] = {1.5, -2.0, 0.0, 1e300, -1e-300, 3.25};
+    const int32_t i4[4] = {0, -1, 2147483647, -2147483647 - 1};
+    const int64_t f8_shape[2] = {2, 3}, i4_shape[2] = {1, 4};
+    const struct {
+        gw_npy_dtype dtype;
+        const int64_t *shape;
+        const void *data;
+        size_t bytes;
+        const char *dict;
+    } cases[] = {
+        {GW_NPY_F8, f8_shape, f8, sizeof f8, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }"},
+        {GW_NPY_I4, i4_shape, i4, sizeof i4, "{'descr': '<i4', 'fortran_order': False, 'shape': (1, 4), }"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        snprintf(path, sizeof path, "%s/a%zu.npy", dir, c);
+        cr_assert_eq(gw_npy_write(path, cases[c].dtype, 2, cases[c].shape, cases[c].data, err, sizeof err), 0, "%s",
+                     err);
+        uint8_t buf[256];
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f);
+        const size_t len = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        cr_assert_eq(len, 128 + cases[c].bytes, "64-byte aligned header, then the data (%zu bytes)", len);
+        cr_expect(memcmp(buf, "\x93NUMPY\x01\x00", 8) == 0);
+        cr_expect(memcmp(buf + 10, cases[c].dict, strlen(cases[c].dict)) == 0, "header %.60s", (const char *)buf + 10);
+        cr_expect_eq(buf[127], '\n');
+        cr_expect(memcmp(buf + 128, cases[c].data, cases[c].bytes) == 0, "data bytes differ");
+    }
+    cr_expect_str_eq(gw_npy_dtype_name(GW_NPY_F8), "float64");
+    cr_expect_eq(gw_npy_dtype_size(GW_NPY_I4), 4);
+    gw_remove_dir(dir);
 }

@@ -13,7 +13,9 @@
 
 #include "grid_d4_ref.h"
 #include "gw_cli.h"
+#include "gw_ex2d_gpu.h"
 #include "gw_focus_cli.h"
+#include "gw_trace_work.h"
 
 #ifndef GW_CUDA_ARCHITECTURES
 #define GW_CUDA_ARCHITECTURES "unknown"
@@ -31,7 +33,9 @@ static const char doctor_help[] =
     "for it (a probe kernel built like the kernels reports the architecture of the code that ran; older code\n"
     "means the driver JIT-compiled PTX). Then runs each kernel once on a small problem on each device (only\n"
     "the device named by CTEST_RESOURCE_GROUP_0_GPUS when ctest sets it), compares with the CPU reference and\n"
-    "prints the witness receipt and its check.\n"
+    "prints the witness receipt and its check. Also says whether CUPTI can record the driver-level ledger\n"
+    "(unavailable under compute-sanitizer, Nsight Systems or Nsight Compute) and whether NVTX has a tool\n"
+    "attached; neither changes the exit status.\n"
     "\n"
     "exit status:\n"
     "   0  a GPU is usable and every kernel's result and witness check out\n"
@@ -151,6 +155,7 @@ static int doctor_device(int ordinal, int run_kernels)
     if (run_kernels) {
         failed |= doctor_grid_d4(ordinal);
         failed |= gw_doctor_focus(ordinal);
+        failed |= gw_doctor_ex2d(ordinal);
     }
     else printf("  kernels:              not run here (ctest gave this test another device)\n");
     return failed;
@@ -198,6 +203,7 @@ int gw_cmd_doctor(int argc, char **argv)
     int count = 0;
     char why[256];
     const gw_probe_result probe = gw_device_probe(&count, why, sizeof why);
+    gw_doctor_ledger(probe == GW_PROBE_OK);
     if (probe != GW_PROBE_OK) {
         printf("  devices:              none: %s\n", why);
         if (probe == GW_PROBE_NO_GPU && !gw_require_gpu()) {

@@ -13,6 +13,7 @@
 #include "grid_d4_ref.h"
 #include "gw_arc.h"
 #include "gw_cli.h"
+#include "gw_ex2d_gpu.h"
 #include "gw_focus_cli.h"
 
 static const char run_help[] =
@@ -42,7 +43,12 @@ static const char run_help[] =
     "       gpuwitness run focus-stack [--device D] [--ksize 3|5|7] [--measure log|lap] [--border B] [--window W]\n"
     "                                  [--out-ff F] [--out-idx F] [--out-best F] [--out-focus F] INPUT\n"
     "\n"
-    "All-in-focus images from Z stacks in .npy or 16-bit TIFF files; see gpuwitness run focus-stack --help.\n";
+    "All-in-focus images from Z stacks in .npy or 16-bit TIFF files; see gpuwitness run focus-stack --help.\n"
+    "\n"
+    "       gpuwitness run ex2d [--tier S|M|L|XL|frame] [--fibres F:C] [--waves W:C] [--device D] [--threads N]\n"
+    "                           [--seed N] --out-dir DIR\n"
+    "\n"
+    "Spectroperfectionism extraction of a synthetic DESI frame; see gpuwitness run ex2d --help.\n";
 
 typedef struct run_file {
     const char *path;
@@ -293,7 +299,8 @@ static const char *find_kernel(int argc, char **argv)
 {
     static const char *const with_value[] = {"--op", "--device", "--out-dir", "--output", "-o", "--ksize",
                                              "--measure", "--border", "--window", "--out-ff", "--out-idx",
-                                             "--out-best", "--out-focus"};
+                                             "--out-best", "--out-focus", "--tier", "--fibres", "--waves",
+                                             "--threads", "--seed"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) return i + 1 < argc ? argv[i + 1] : NULL;
@@ -304,8 +311,8 @@ static const char *find_kernel(int argc, char **argv)
     return NULL;
 }
 
-/* argv without the kernel name, for gw_cmd_run_focus: argv[0] becomes "focus-stack". */
-static int run_focus_stack(int argc, char **argv, const char *kernel)
+/* argv without the kernel name, for a kernel's own run command: argv[0] becomes the kernel. */
+static int run_subcommand(int argc, char **argv, const char *kernel, int (*cmd)(int, char **))
 {
     char **sub = calloc((size_t)argc + 1, sizeof *sub);
     if (!sub) {
@@ -321,7 +328,7 @@ static int run_focus_stack(int argc, char **argv, const char *kernel)
         }
         sub[n++] = argv[i];
     }
-    const int rc = gw_cmd_run_focus(n, sub);
+    const int rc = cmd(n, sub);
     free(sub);
     return rc;
 }
@@ -330,7 +337,8 @@ int gw_cmd_run(int argc, char **argv)
 {
     {
         const char *k = find_kernel(argc, argv);
-        if (k && !strcmp(k, "focus-stack")) return run_focus_stack(argc, argv, k);
+        if (k && !strcmp(k, "focus-stack")) return run_subcommand(argc, argv, k, gw_cmd_run_focus);
+        if (k && !strcmp(k, "ex2d")) return run_subcommand(argc, argv, k, gw_cmd_run_ex2d);
     }
     const char *kernel = NULL, *op_name = NULL, *device = NULL, *out_dir = NULL, *out_file = NULL;
     const char **inputs = calloc((size_t)argc, sizeof *inputs);
@@ -376,12 +384,12 @@ int gw_cmd_run(int argc, char **argv)
         else inputs[n_inputs++] = a;
     }
     if (!kernel) {
-        fprintf(stderr, "gpuwitness run: missing KERNEL: the kernel is grid-d4 or focus-stack (see gpuwitness run "
-                "--help)\n");
+        fprintf(stderr, "gpuwitness run: missing KERNEL: the kernel is grid-d4 or focus-stack, or ex2d (see "
+                "gpuwitness run --help)\n");
         goto out;
     }
     if (strcmp(kernel, "grid-d4") != 0) {
-        fprintf(stderr, "gpuwitness run: unknown kernel '%s': the kernel is grid-d4 or focus-stack\n", kernel);
+        fprintf(stderr, "gpuwitness run: unknown kernel '%s': the kernel is grid-d4, focus-stack or ex2d\n", kernel);
         goto out;
     }
     if (!op_name) {

@@ -3,12 +3,15 @@
  * small helpers they share. Exit codes (gw_cli.h): 0 ok, 1 failure, 2 bad usage, 77 GPU part skipped.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "gw_bench.h"
 #include "gw_cli.h"
+#include "gw_trace_work.h"
 
 #ifndef GW_VERSION
 #define GW_VERSION "unknown"
@@ -25,6 +28,10 @@ static const char top_help[] =
     "  check    every kernel on a realistic built-in problem, GPU against the CPU reference, with timings\n"
     "  run      apply a kernel to files: run grid-d4 --op NAME (--out-dir DIR | -o FILE) TASK.json...\n"
     "                                    run focus-stack [--out-ff F] [--out-idx F] ... STACK.npy|STACK.tif\n"
+    "                                    run ex2d [--tier S|M|L|XL|frame] ... --out-dir DIR (synthetic frame)\n"
+    "  bench    time every kernel against its CPU reference and the copy roofline: JSON, table, --min-speedup\n"
+    "  trace    a Chrome trace of a kernel's host path (Perfetto, chrome://tracing), checked by the ledger:\n"
+    "           trace grid-d4|focus-stack [--out trace.json] [--wait N] [--warmup N] [--active N]\n"
     "\n"
     "Run 'gpuwitness COMMAND --help' for the command's options.\n"
     "\n"
@@ -43,14 +50,21 @@ int gw_cli_option(int argc, char **argv, int *i, const char *cmd, const char *na
     if (strncmp(arg, name, len) != 0) return 0;
     if (arg[len] == '=') {
         *value = arg + len + 1;
-        return 1;
-    }
-    if (arg[len] != '\0') return 0;
-    if (*i + 1 >= argc) {
+    } else if (arg[len] != '\0') {
+        return 0;
+    } else if (*i + 1 >= argc) {
         fprintf(stderr, "gpuwitness %s: option '%s' needs a value (see gpuwitness %s --help)\n", cmd, name, cmd);
         return -1;
+    } else {
+        *value = argv[++*i];
     }
-    *value = argv[++*i];
+    /* No option takes an empty value: '--device=' must not quietly mean the default, nor '-o ""' fail
+     * only after all the work. */
+    if (!**value) {
+        fprintf(stderr, "gpuwitness %s: option '%s' needs a non-empty value (see gpuwitness %s --help)\n", cmd, name,
+                cmd);
+        return -1;
+    }
     return 1;
 }
 
@@ -100,6 +114,17 @@ int gw_cli_select_device(const char *cmd, const char *spec, gw_device_choice *ch
     return GW_EXIT_FAIL;
 }
 
+int gw_cli_parse_u64(const char *text, unsigned long long max, unsigned long long *value)
+{
+    if (!text || *text < '0' || *text > '9') return -1;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v > max) return -1;
+    *value = v;
+    return 0;
+}
+
 double gw_cli_now_ms(void)
 {
     struct timespec ts;
@@ -113,7 +138,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         fputs(top_help, stderr);
-        fputs("\ngpuwitness: missing COMMAND: one of doctor, check, run\n", stderr);
+        fputs("\ngpuwitness: missing COMMAND: one of doctor, check, run, trace, bench\n", stderr);
         return GW_EXIT_USAGE;
     }
     const char *cmd = argv[1];
@@ -125,13 +150,20 @@ int main(int argc, char **argv)
             if (!strcmp(argv[2], "doctor")) return gw_cmd_doctor(2, sub);
             if (!strcmp(argv[2], "check")) return gw_cmd_check(2, sub);
             if (!strcmp(argv[2], "run")) return gw_cmd_run(2, sub);
-            fprintf(stderr, "gpuwitness help: unknown command '%s': commands are doctor, check, run\n", argv[2]);
+            if (!strcmp(argv[2], "trace")) return gw_cmd_trace(2, sub);
+            if (!strcmp(argv[2], "bench")) return gw_cmd_bench(2, sub);
+            fprintf(stderr, "gpuwitness help: unknown command '%s': commands are doctor, check, run, trace, bench\n",
+                    argv[2]);
             return GW_EXIT_USAGE;
         }
         fputs(top_help, stdout);
         return GW_EXIT_OK;
     }
     if (!strcmp(cmd, "--version")) {
+        if (argc > 2) {
+            fprintf(stderr, "gpuwitness --version: unexpected argument '%s': --version takes none\n", argv[2]);
+            return GW_EXIT_USAGE;
+        }
         printf("gpuwitness %s\n", GW_VERSION);
         return GW_EXIT_OK;
     }
@@ -139,11 +171,13 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "doctor")) return gw_cmd_doctor(argc - 1, argv + 1);
     if (!strcmp(cmd, "check")) return gw_cmd_check(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return gw_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "trace")) return gw_cmd_trace(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench")) return gw_cmd_bench(argc - 1, argv + 1);
     if (cmd[0] == '-')
         fprintf(stderr, "gpuwitness: unknown option '%s': before the command only --help and --version are "
                 "accepted (see gpuwitness --help)\n", cmd);
     else
-        fprintf(stderr, "gpuwitness: unknown command '%s': commands are doctor, check, run (see gpuwitness "
-                "--help)\n", cmd);
+        fprintf(stderr, "gpuwitness: unknown command '%s': commands are doctor, check, run, trace, bench (see "
+                "gpuwitness --help)\n", cmd);
     return GW_EXIT_USAGE;
 }

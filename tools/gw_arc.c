@@ -371,6 +371,7 @@ int gw_arc_read(const char *path, gw_arc_task *task, char *err, size_t err_size)
 
 size_t gw_arc_grid_count(const gw_arc_task *task)
 {
+    if (!task) return 0;
     size_t n = 0;
     for (size_t i = 0; i < task->n_train; i++) n += 1 + (task->train[i].has_output != 0);
     for (size_t i = 0; i < task->n_test; i++) n += 1 + (task->test[i].has_output != 0);
@@ -379,6 +380,7 @@ size_t gw_arc_grid_count(const gw_arc_task *task)
 
 gw_arc_grid *gw_arc_grid_at(gw_arc_task *task, size_t i)
 {
+    if (!task) return NULL;
     gw_arc_pair *lists[2] = {task->train, task->test};
     size_t counts[2] = {task->n_train, task->n_test};
     for (int l = 0; l < 2; l++) {

@@ -41,7 +41,8 @@ int gw_arc_write(const char *path, const gw_arc_task *task, char *err, size_t er
 void gw_arc_free(gw_arc_task *task);
 
 /* Number of grids (train and test inputs and present outputs) and a pointer to grid i in file order:
- * train[0].input, train[0].output, train[1].input, ..., test[0].input, test[0].output (if present), ... */
+ * train[0].input, train[0].output, train[1].input, ..., test[0].input, test[0].output (if present), ...
+ * A NULL task has 0 grids; gw_arc_grid_at gives NULL for it and for i >= the count. */
 size_t gw_arc_grid_count(const gw_arc_task *task);
 gw_arc_grid *gw_arc_grid_at(gw_arc_task *task, size_t i);
 

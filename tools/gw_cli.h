@@ -50,6 +50,10 @@ int gw_cli_select_device(const char *cmd, const char *spec, gw_device_choice *ch
 
 double gw_cli_now_ms(void);
 
+/* A whole number written in plain decimal digits (no sign, space or base prefix: strtoull alone accepts
+ * " -1" as 2^64-1), at most max. 0 when it is one, -1 otherwise. */
+int gw_cli_parse_u64(const char *text, unsigned long long max, unsigned long long *value);
+
 /* ---- grid_d4 batches (gw_d4_batch.c) ---- */
 
 /* A packed ragged batch as grid_d4 takes it, on the host. Outputs are separate (gw_d4_out). */

@@ -9,6 +9,7 @@
 
 #include "gw_cli.h"
 #include "gw_cli_cuda.h"
+#include "gw_trace_range.h"
 #include "gw_witness_check.h"
 
 int gw_gpu_facts_get(int ordinal, gw_gpu_facts *f, char *err, size_t err_size)
@@ -48,6 +49,17 @@ int gw_d4_gpu_init(gw_d4_gpu *g, int ordinal, const gw_d4_batch *b, char *err, s
     g->ev_start = ev;
     CUDA_TRY(cudaEventCreate(&ev), "cudaEventCreate");
     g->ev_stop = ev;
+    /* Checked against free memory first: a batch that cannot fit gets the sizes, not a bare cudaMalloc error. */
+    const uint64_t need = 2 * (uint64_t)b->buf_bytes + (uint64_t)n * (8 + 4 * 2 + (b->ops ? 1 : 0)) +
+                          sizeof *g->d_status + sizeof *g->d_witness;
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    if (need > (uint64_t)free_bytes) {
+        snprintf(err, err_size, "not enough device memory for grid_d4: the batch needs %llu bytes (%.1f MB), "
+                 "%zu bytes (%.1f MB) are free of %zu", (unsigned long long)need, (double)need / 1e6, free_bytes,
+                 (double)free_bytes / 1e6, total_bytes);
+        goto fail;
+    }
     CUDA_TRY(device_alloc((void **)&g->d_in, (size_t)b->buf_bytes), "cudaMalloc(in)");
     CUDA_TRY(device_alloc((void **)&g->d_out, (size_t)b->buf_bytes), "cudaMalloc(out)");
     CUDA_TRY(device_alloc((void **)&g->d_offset, n * sizeof *g->d_offset), "cudaMalloc(offset)");
@@ -93,12 +105,14 @@ int gw_d4_gpu_call(gw_d4_gpu *g, const gw_d4_batch *b, uint8_t poison_byte, gw_d
     cudaStream_t stream = (cudaStream_t)g->stream;
     grid_d4_status_record status;
     memset(&status, 0, sizeof status); /* 0 is "grid 0 has code 0": never a valid record, so a missed copy shows */
+    const int range_depth = gw_range_depth(); /* NVTX ranges per stage (gw_trace_range.h); closed on failure */
 
     /* Host outputs get a different poison than the device outputs: bytes that never came back differ from
      * both the reference and the device poison. */
     gw_d4_out_poison(out, b, (uint8_t)~poison_byte);
     CUDA_TRY(cudaSetDevice(g->ordinal), "cudaSetDevice");
     const double t0 = gw_cli_now_ms();
+    gw_range_push("grid_d4/upload");
     CUDA_TRY(cudaMemcpyAsync(g->d_in, b->in, (size_t)b->buf_bytes, cudaMemcpyHostToDevice, stream),
              "cudaMemcpyAsync(in, host to device)");
     CUDA_TRY(cudaMemcpyAsync(g->d_offset, b->offset, n * sizeof *b->offset, cudaMemcpyHostToDevice, stream),
@@ -110,6 +124,8 @@ int gw_d4_gpu_call(gw_d4_gpu *g, const gw_d4_batch *b, uint8_t poison_byte, gw_d
     if (b->ops)
         CUDA_TRY(cudaMemcpyAsync(g->d_ops, b->ops, n, cudaMemcpyHostToDevice, stream),
                  "cudaMemcpyAsync(ops, host to device)");
+    gw_range_pop();
+    gw_range_push("grid_d4/poison");
     /* Poison before every call: stale or unwritten output can then never pass the comparison. */
     CUDA_TRY(cudaMemsetAsync(g->d_out, poison_byte, (size_t)b->buf_bytes, stream), "cudaMemsetAsync(out poison)");
     CUDA_TRY(cudaMemsetAsync(g->d_out_height, 0xFF, n * sizeof *g->d_out_height, stream),
@@ -117,13 +133,18 @@ int gw_d4_gpu_call(gw_d4_gpu *g, const gw_d4_batch *b, uint8_t poison_byte, gw_d
     CUDA_TRY(cudaMemsetAsync(g->d_out_width, 0xFF, n * sizeof *g->d_out_width, stream),
              "cudaMemsetAsync(out_width poison)");
     CUDA_TRY(cudaMemsetAsync(g->d_witness, 0, sizeof *g->d_witness, stream), "cudaMemsetAsync(witness)");
+    gw_range_pop();
 
     const grid_d4_params p = {.n_grids = n, .buf_bytes = b->buf_bytes, .batch_op = b->batch_op, .flags = 0};
+    gw_range_push("grid_d4/launch");
     CUDA_TRY(cudaEventRecord((cudaEvent_t)g->ev_start, stream), "cudaEventRecord");
     CUDA_TRY(grid_d4_launch(&p, g->d_in, g->d_out, g->d_offset, g->d_height, g->d_width, g->d_out_height,
                             g->d_out_width, b->ops ? g->d_ops : NULL, g->d_status, g->d_witness, stream),
              "grid_d4_launch");
     CUDA_TRY(cudaEventRecord((cudaEvent_t)g->ev_stop, stream), "cudaEventRecord");
+    gw_range_pop();
+    /* The downloads go to pageable memory, so the first waits for the kernel: the range includes it. */
+    gw_range_push("grid_d4/download");
     CUDA_TRY(cudaMemcpyAsync(&status, g->d_status, sizeof status, cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync(status, device to host)");
     CUDA_TRY(cudaMemcpyAsync(&res->witness, g->d_witness, sizeof res->witness, cudaMemcpyDeviceToHost, stream),
@@ -136,6 +157,7 @@ int gw_d4_gpu_call(gw_d4_gpu *g, const gw_d4_batch *b, uint8_t poison_byte, gw_d
              "cudaMemcpyAsync(out_width, device to host)");
     /* Kernel faults surface here, at the first synchronisation. */
     CUDA_TRY(cudaStreamSynchronize(stream), "grid_d4 on the stream (cudaStreamSynchronize)");
+    gw_range_pop();
     res->ms_end_to_end = gw_cli_now_ms() - t0;
     float ms = 0;
     CUDA_TRY(cudaEventElapsedTime(&ms, (cudaEvent_t)g->ev_start, (cudaEvent_t)g->ev_stop), "cudaEventElapsedTime");
@@ -153,5 +175,6 @@ int gw_d4_gpu_call(gw_d4_gpu *g, const gw_d4_batch *b, uint8_t poison_byte, gw_d
     gw_witness_format(&res->witness, res->witness_receipt, sizeof res->witness_receipt);
     return 0;
 fail:
+    gw_range_pop_to(range_depth);
     return -1;
 }

@@ -9,6 +9,7 @@
 
 #include "gw_focus_cli.h"
 #include "gw_cli_cuda.h"
+#include "gw_trace_range.h"
 #include "gw_witness_check.h"
 
 static size_t pixels(focus_stack_params p)
@@ -33,6 +34,20 @@ int gw_focus_gpu_init(gw_focus_gpu *g, int ordinal, focus_stack_params p, int wi
     g->ev_start = ev;
     CUDA_TRY(cudaEventCreate(&ev), "cudaEventCreate");
     g->ev_stop = ev;
+    /* Checked against free memory first: a problem that cannot fit gets the sizes, not a bare cudaMalloc error. */
+    /* in and focus per voxel; idx, ff and best per pixel (in double: n*y*x*z can pass 2^64) */
+    const double need_d =
+        (double)p.n * p.y * p.x * (p.z * (2.0 + (with_focus ? 4.0 : 0.0)) + 3.0 + (with_best ? 4.0 : 0.0));
+    const unsigned long long need = need_d >= 1.8e19 ? 18000000000000000000ull
+                                    : (unsigned long long)need_d + sizeof *g->d_witness;
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    if (need > (unsigned long long)free_bytes) {
+        snprintf(err, err_size, "not enough device memory for focus_stack: the problem needs %llu bytes (%.1f MB), "
+                 "%zu bytes (%.1f MB) are free of %zu", need, (double)need / 1e6, free_bytes,
+                 (double)free_bytes / 1e6, total_bytes);
+        goto fail;
+    }
     CUDA_TRY(cudaMalloc((void **)&g->d_in, voxels * sizeof *g->d_in), "cudaMalloc(in)");
     CUDA_TRY(cudaMalloc((void **)&g->d_idx, px), "cudaMalloc(idx)");
     CUDA_TRY(cudaMalloc((void **)&g->d_ff, px * sizeof *g->d_ff), "cudaMalloc(ff)");
@@ -82,14 +97,18 @@ int gw_focus_gpu_call(gw_focus_gpu *g, const uint16_t *in, uint8_t poison_byte, 
     }
     float *d_best = out->best ? g->d_best : NULL, *d_focus = out->focus ? g->d_focus : NULL;
     cudaStream_t stream = (cudaStream_t)g->stream;
+    const int range_depth = gw_range_depth(); /* NVTX ranges per stage (gw_trace_range.h); closed on failure */
 
     /* Host outputs get a different poison than the device outputs: bytes that never came back differ from
      * both the reference and the device poison. */
     gw_focus_out_poison(out, p, (uint8_t)~poison_byte);
     CUDA_TRY(cudaSetDevice(g->ordinal), "cudaSetDevice");
     const double t0 = gw_cli_now_ms();
+    gw_range_push("focus_stack/upload");
     CUDA_TRY(cudaMemcpyAsync(g->d_in, in, voxels * sizeof *in, cudaMemcpyHostToDevice, stream),
              "cudaMemcpyAsync(in, host to device)");
+    gw_range_pop();
+    gw_range_push("focus_stack/poison");
     /* Poison before every call: stale or unwritten output can then never pass the comparison. */
     CUDA_TRY(cudaMemsetAsync(g->d_idx, poison_byte, px, stream), "cudaMemsetAsync(idx poison)");
     CUDA_TRY(cudaMemsetAsync(g->d_ff, poison_byte, px * sizeof *g->d_ff, stream), "cudaMemsetAsync(ff poison)");
@@ -99,7 +118,9 @@ int gw_focus_gpu_call(gw_focus_gpu *g, const uint16_t *in, uint8_t poison_byte, 
         CUDA_TRY(cudaMemsetAsync(d_focus, poison_byte, voxels * sizeof *d_focus, stream),
                  "cudaMemsetAsync(focus poison)");
     CUDA_TRY(cudaMemsetAsync(g->d_witness, 0, sizeof *g->d_witness, stream), "cudaMemsetAsync(witness)");
+    gw_range_pop();
 
+    gw_range_push("focus_stack/launch");
     CUDA_TRY(cudaEventRecord((cudaEvent_t)g->ev_start, stream), "cudaEventRecord");
     res->status = focus_stack_launch(p, g->d_in, g->d_idx, g->d_ff, d_best, d_focus, g->d_witness, stream);
     if (res->status != FOCUS_STACK_OK) {
@@ -108,9 +129,13 @@ int gw_focus_gpu_call(gw_focus_gpu *g, const uint16_t *in, uint8_t poison_byte, 
                  focus_stack_status_str(res->status), e != cudaSuccess ? " (" : "",
                  e != cudaSuccess ? cudaGetErrorName(e) : "", e != cudaSuccess ? ")" : "");
         cudaStreamSynchronize(stream); /* let the queued copies finish before the buffers can be freed */
+        gw_range_pop_to(range_depth);
         return -1;
     }
     CUDA_TRY(cudaEventRecord((cudaEvent_t)g->ev_stop, stream), "cudaEventRecord");
+    gw_range_pop();
+    /* The downloads go to pageable memory, so the first waits for the kernel: the range includes it. */
+    gw_range_push("focus_stack/download");
     CUDA_TRY(cudaMemcpyAsync(&res->witness, g->d_witness, sizeof res->witness, cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync(witness, device to host)");
     CUDA_TRY(cudaMemcpyAsync(out->idx, g->d_idx, px, cudaMemcpyDeviceToHost, stream),
@@ -125,6 +150,7 @@ int gw_focus_gpu_call(gw_focus_gpu *g, const uint16_t *in, uint8_t poison_byte, 
                  "cudaMemcpyAsync(focus, device to host)");
     /* Kernel faults surface here, at the first synchronisation. */
     CUDA_TRY(cudaStreamSynchronize(stream), "focus_stack on the stream (cudaStreamSynchronize)");
+    gw_range_pop();
     res->ms_end_to_end = gw_cli_now_ms() - t0;
     float ms = 0;
     CUDA_TRY(cudaEventElapsedTime(&ms, (cudaEvent_t)g->ev_start, (cudaEvent_t)g->ev_stop), "cudaEventElapsedTime");
@@ -141,5 +167,6 @@ int gw_focus_gpu_call(gw_focus_gpu *g, const uint16_t *in, uint8_t poison_byte, 
     return 0;
 fail:
     cudaStreamSynchronize(stream); /* nothing may still be writing into host buffers the caller frees */
+    gw_range_pop_to(range_depth);
     return -1;
 }

@@ -39,6 +39,8 @@ const char *gw_npy_dtype_descr(gw_npy_dtype dtype)
     case GW_NPY_U1: return "|u1";
     case GW_NPY_U2: return "<u2";
     case GW_NPY_F4: return "<f4";
+    case GW_NPY_F8: return "<f8";
+    case GW_NPY_I4: return "<i4";
     default: return "?";
     }
 }
@@ -49,6 +51,8 @@ const char *gw_npy_dtype_name(gw_npy_dtype dtype)
     case GW_NPY_U1: return "uint8";
     case GW_NPY_U2: return "uint16";
     case GW_NPY_F4: return "float32";
+    case GW_NPY_F8: return "float64";
+    case GW_NPY_I4: return "int32";
     default: return "?";
     }
 }
@@ -59,6 +63,8 @@ size_t gw_npy_dtype_size(gw_npy_dtype dtype)
     case GW_NPY_U1: return 1;
     case GW_NPY_U2: return 2;
     case GW_NPY_F4: return 4;
+    case GW_NPY_F8: return 8;
+    case GW_NPY_I4: return 4;
     default: return 0;
     }
 }
@@ -66,6 +72,10 @@ size_t gw_npy_dtype_size(gw_npy_dtype dtype)
 void gw_npy_format_shape(int ndim, const int64_t *shape, char *buf, size_t buf_size)
 {
     if (!buf || buf_size == 0) return;
+    if (ndim < 0 || ndim > GW_NPY_MAX_NDIM || (ndim > 0 && !shape)) { /* never read past shape[GW_NPY_MAX_NDIM] */
+        snprintf(buf, buf_size, "(invalid shape: ndim %d)", ndim);
+        return;
+    }
     size_t used = (size_t)snprintf(buf, buf_size, "(");
     for (int i = 0; i < ndim && used < buf_size; i++)
         used += (size_t)snprintf(buf + used, buf_size - used, "%s%" PRId64, i ? ", " : "", shape[i]);
@@ -429,9 +439,23 @@ static int read_exact(FILE *f, void *buf, size_t n)
 int gw_npy_read(const char *path, gw_npy_dtype want, int min_ndim, int max_ndim, const char *layout, gw_npy_array *a,
                 char *err, size_t err_size)
 {
+    if (!a) {
+        set_err(err, err_size, "%s: gw_npy_read: the array a is NULL", path ? path : "(null)");
+        return -1;
+    }
     memset(a, 0, sizeof *a);
     if (!path) {
         set_err(err, err_size, "gw_npy_read: no path given");
+        return -1;
+    }
+    if (want < GW_NPY_ANY || want > GW_NPY_F4) {
+        set_err(err, err_size, "%s: gw_npy_read: dtype %d is not GW_NPY_ANY, GW_NPY_U1, GW_NPY_U2 or GW_NPY_F4", path,
+                (int)want);
+        return -1;
+    }
+    if (min_ndim < 0 || min_ndim > max_ndim || max_ndim > GW_NPY_MAX_NDIM) {
+        set_err(err, err_size, "%s: gw_npy_read: ranks %d..%d: need 0 <= min_ndim <= max_ndim <= %d", path, min_ndim,
+                max_ndim, GW_NPY_MAX_NDIM);
         return -1;
     }
     FILE *f = fopen(path, "rb");
@@ -555,13 +579,20 @@ enum { SWAP_CHUNK = 1 << 16 };
 int gw_npy_stage(gw_outfile *f, const char *path, gw_npy_dtype dtype, int ndim, const int64_t *shape,
                  const void *data, char *err, size_t err_size)
 {
-    f->path = NULL;
-    f->tmp = NULL;
-    f->fd = -1;
     const size_t item = gw_npy_dtype_size(dtype);
-    if (!path || !*path || !item || !shape || !data || ndim < 1 || ndim > GW_NPY_MAX_NDIM) {
-        set_err(err, err_size, "%s: gw_npy_write: bad arguments (dtype %d, rank %d); nothing written",
-                path ? path : "(null)", (int)dtype, ndim);
+    /* One message per argument, each naming it and its rule. */
+    const char *bad = !f                                       ? "the staged file f is NULL"
+                      : !path || !*path                        ? "path is NULL or empty"
+                      : !item                                  ? "dtype is not GW_NPY_U1, GW_NPY_U2, GW_NPY_F4, "
+                                                                 "GW_NPY_F8 or GW_NPY_I4"
+                      : ndim < 1 || ndim > GW_NPY_MAX_NDIM     ? "ndim is outside 1..GW_NPY_MAX_NDIM (8)"
+                      : !shape                                 ? "shape is NULL"
+                      : !data                                  ? "data is NULL"
+                                                               : NULL;
+    if (f) *f = (gw_outfile)GW_OUTFILE_INIT;
+    if (bad) {
+        set_err(err, err_size, "%s: gw_npy_write: bad arguments (dtype %d, ndim %d): %s; nothing written",
+                path ? path : "(null)", (int)dtype, ndim, bad);
         return -1;
     }
     uint64_t count = 1;

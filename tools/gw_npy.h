@@ -3,7 +3,7 @@
  *
  * Read: the header is parsed strictly (numpy.lib.format): magic "\x93NUMPY", a supported version, a header
  * length inside the file and at most 1 MiB, a Python dict literal with exactly the keys 'descr',
- * 'fortran_order' and 'shape', then padding (spaces, newline). Only C-order arrays of the three dtypes below
+ * 'fortran_order' and 'shape', then padding (spaces, newline). Only C-order arrays of the first three dtypes below
  * are accepted ('<' or '>' byte order; '>' is swapped to the host's order); every dimension must be at least
  * 1, the element count must fit in memory, and the file must hold exactly the data the header describes
  * (shorter: truncated; longer: trailing bytes). Errors name the file and the rule, e.g.
@@ -31,7 +31,9 @@ typedef enum gw_npy_dtype {
     GW_NPY_ANY = -1, /* read: accept any of the dtypes below */
     GW_NPY_U1 = 0,   /* '|u1' uint8   */
     GW_NPY_U2 = 1,   /* '<u2' uint16  */
-    GW_NPY_F4 = 2    /* '<f4' float32 */
+    GW_NPY_F4 = 2,   /* '<f4' float32 */
+    GW_NPY_F8 = 3,   /* '<f8' float64, write only (ex2d_patch's frame outputs) */
+    GW_NPY_I4 = 4    /* '<i4' int32, write only (ex2d_patch's per-patch info) */
 } gw_npy_dtype;
 
 #define GW_NPY_MAX_NDIM 8                 /* ranks above this are refused as a wrong rank */
@@ -45,7 +47,7 @@ typedef struct gw_npy_array {
     void *data;   /* count elements in the host's byte order, C order */
 } gw_npy_array;
 
-/* "|u1", "<u2", "<f4"; "uint8", "uint16", "float32"; 1, 2, 4. */
+/* "|u1", "<u2", "<f4", "<f8", "<i4"; "uint8", "uint16", "float32", "float64", "int32"; 1, 2, 4, 8, 4. */
 const char *gw_npy_dtype_descr(gw_npy_dtype dtype);
 const char *gw_npy_dtype_name(gw_npy_dtype dtype);
 size_t gw_npy_dtype_size(gw_npy_dtype dtype);

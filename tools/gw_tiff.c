@@ -178,6 +178,84 @@ static int check_page(TIFF *tif, const char *path, int page, uint32_t *width, ui
     return 0;
 }
 
+/* a * b, or UINT64_MAX when that overflows: a size no file can hold. */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* The stored data of the current page, from its strip or tile table, before anything is allocated: the
+ * table must cover the page, and every strip or tile the page needs must have bytes inside the file
+ * (uncompressed: all of its bytes). Otherwise a file of a few hundred bytes that declares a huge page would
+ * cost an allocation of the declared size before the first decode failed. Compressed data can expand, so
+ * there the declared size is trusted until decoding. The messages are read_page's, with the detail added.
+ * 0 or -1 (err set). */
+static int check_page_data(TIFF *tif, const char *path, int page, uint32_t width, uint32_t height,
+                           uint64_t file_size, char *err, size_t err_size)
+{
+    uint16_t compression = COMPRESSION_NONE;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+    const int tiled = TIFFIsTiled(tif);
+    uint32_t tw = 0, th = 0, rows_per_strip = height;
+    uint64_t count, across = 1;
+    if (tiled) {
+        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+        TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+        const uint64_t tile_bytes = (uint64_t)TIFFTileSize64(tif);
+        if (tw == 0 || th == 0 || tile_bytes != mul_sat((uint64_t)tw * th, 2)) {
+            set_err(err, err_size, "%s: page %d: bad tile layout (%ux%u tiles of %llu bytes)", path, page, tw, th,
+                    (unsigned long long)tile_bytes);
+            return -1;
+        }
+        across = ((uint64_t)width + tw - 1) / tw;
+        count = across * (((uint64_t)height + th - 1) / th);
+        if (count > TIFFNumberOfTiles(tif)) {
+            set_err(err, err_size, "%s: page %d: %u tiles for %ux%u pixels in %ux%u tiles: the tile table is short",
+                    path, page, TIFFNumberOfTiles(tif), width, height, tw, th);
+            return -1;
+        }
+    } else {
+        TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+        if (rows_per_strip == 0 || rows_per_strip > height) rows_per_strip = height;
+        count = ((uint64_t)height + rows_per_strip - 1) / rows_per_strip;
+        if (count > TIFFNumberOfStrips(tif)) {
+            set_err(err, err_size, "%s: page %d: %u strips for %u rows of %u: the strip table is short", path, page,
+                    TIFFNumberOfStrips(tif), height, rows_per_strip);
+            return -1;
+        }
+    }
+    /* Stops at the first strip or tile without data, so a table of millions of empty entries costs one. */
+    for (uint64_t i = 0; i < count; i++) {
+        const uint32_t s = (uint32_t)i; /* count <= the table size, a uint32 */
+        const uint64_t at = TIFFGetStrileOffset(tif, s), bytes = TIFFGetStrileByteCount(tif, s);
+        uint64_t need;
+        char what[96];
+        if (tiled) {
+            need = mul_sat((uint64_t)tw * th, 2);
+            snprintf(what, sizeof what, "tile %u at row %llu, column %llu", s, (unsigned long long)(i / across * th),
+                     (unsigned long long)(i % across * tw));
+        } else {
+            const uint64_t y = i * rows_per_strip, rows = height - y < rows_per_strip ? height - y : rows_per_strip;
+            need = mul_sat(rows * width, 2);
+            snprintf(what, sizeof what, "strip %u (rows %llu..%llu)", s, (unsigned long long)y,
+                     (unsigned long long)(y + rows - 1));
+        }
+        if (compression != COMPRESSION_NONE) need = 1;
+        if (bytes == 0 || at > file_size || bytes > file_size - at) {
+            set_err(err, err_size, "%s: page %d: cannot decode %s: data missing or corrupt: %llu bytes at offset %llu, "
+                    "the file has %llu bytes", path, page, what, (unsigned long long)bytes, (unsigned long long)at,
+                    (unsigned long long)file_size);
+            return -1;
+        }
+        if (bytes < need) {
+            set_err(err, err_size, "%s: page %d: cannot decode %s: data missing or corrupt: %llu bytes stored, %llu "
+                    "needed uncompressed", path, page, what, (unsigned long long)bytes, (unsigned long long)need);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Reads "key=N" from an ImageJ description; 0 when absent. */
 static long imagej_value(const char *desc, const char *key)
 {
@@ -270,6 +348,10 @@ static int read_page(TIFF *tif, const char *path, int page, uint32_t height, uin
 
 int gw_tiff_read_u16(const char *path, int max_pages, gw_tiff_stack *s, char *err, size_t err_size)
 {
+    if (!s) {
+        set_err(err, err_size, "%s: gw_tiff_read_u16: the stack s is NULL", path ? path : "(null)");
+        return -1;
+    }
     memset(s, 0, sizeof *s);
     struct stat st;
     if (!path || stat(path, &st) != 0) {
@@ -302,6 +384,7 @@ int gw_tiff_read_u16(const char *path, int max_pages, gw_tiff_stack *s, char *er
                     "same size", path, pages, w, h, width, height);
             goto fail;
         }
+        if (check_page_data(tif, path, pages, w, h, (uint64_t)st.st_size, err, err_size)) goto fail;
         pages++;
         if (max_pages > 0 && pages > max_pages) {
             set_err(err, err_size, "%s: more than %d pages: at most %d Z slices are accepted", path, max_pages,
@@ -397,16 +480,25 @@ static int write_pages(TIFF *tif, gw_tiff_type type, int pages, uint32_t height,
 int gw_tiff_stage(gw_outfile *f, const char *path, gw_tiff_type type, int pages, uint32_t height, uint32_t width,
                   const void *data, char *err, size_t err_size)
 {
-    f->path = NULL;
-    f->tmp = NULL;
-    f->fd = -1;
-    if (!path || !*path || !data || pages < 1 || pages > 65535 || height < 1 || width < 1 ||
-        (type != GW_TIFF_U8 && type != GW_TIFF_U16 && type != GW_TIFF_F32)) {
-        set_err(err, err_size, "%s: gw_tiff_write: bad arguments (%d pages of %ux%u, type %d); nothing written",
-                path ? path : "(null)", pages, height, width, (int)type);
+    const int known_type = type == GW_TIFF_U8 || type == GW_TIFF_U16 || type == GW_TIFF_F32;
+    const size_t item = type == GW_TIFF_U8 ? 1 : type == GW_TIFF_U16 ? 2 : 4;
+    /* One message per argument, each naming it and its rule. pages*height*width*item can exceed 2^64: no
+     * buffer that large exists, so such sizes cannot describe data. */
+    const char *bad_arg = !f                              ? "the staged file f is NULL"
+                      : !path || !*path                   ? "path is NULL or empty"
+                      : !data                             ? "data is NULL"
+                      : pages < 1 || pages > 65535        ? "pages is outside 1..65535"
+                      : height < 1 || width < 1           ? "height and width must be at least 1"
+                      : !known_type                       ? "type is not GW_TIFF_U8, GW_TIFF_U16 or GW_TIFF_F32"
+                      : (uint64_t)height * width > SIZE_MAX / item / (unsigned)pages
+                          ? "pages*height*width*item overflows size_t: larger than any buffer"
+                          : NULL;
+    if (f) *f = (gw_outfile)GW_OUTFILE_INIT;
+    if (bad_arg) {
+        set_err(err, err_size, "%s: gw_tiff_write: bad arguments (%d pages of %ux%u, type %d): %s; nothing written",
+                path ? path : "(null)", pages, height, width, (int)type, bad_arg);
         return -1;
     }
-    const size_t item = type == GW_TIFF_U8 ? 1 : type == GW_TIFF_U16 ? 2 : 4;
     const uint64_t bytes = (uint64_t)pages * height * width * item;
     /* A classic TIFF addresses 4 GiB; leave room for the directories. */
     const char *mode = bytes > 0xF0000000ull ? "w8" : "w";

@@ -24,6 +24,7 @@ static void append_line(char *msg, size_t msg_size, const char *fmt, ...)
 
 unsigned gw_witness_sm_count(const gw_witness *rec)
 {
+    if (!rec) return 0;
     unsigned n = 0;
     for (int i = 0; i < GW_WITNESS_SM_WORDS; i++)
         for (unsigned bits = rec->sm_mask[i]; bits; bits &= bits - 1) n++;
@@ -39,6 +40,10 @@ int gw_witness_check(const gw_witness *rec, const gw_witness_expect *expect, cha
     int violations = 0;
 #define VIOLATION(...) (violations++, append_line(msg, msg_size, __VA_ARGS__))
 
+    if (!rec || !expect) { /* no record proves nothing: a violation, never a pass */
+        VIOLATION("gw_witness_check: %s is NULL: nothing to check", !rec ? "the record rec" : "the expectation expect");
+        return violations;
+    }
     if (expect->launches == 0) { /* a call that must launch nothing: the zeroed record stays zero */
         if (rec->launches || rec->grid_blocks || rec->blocks || rec->items || rec->arch_max)
             VIOLATION("expected no launch, but the record shows %llu launches, %llu blocks, %llu items",
@@ -96,6 +101,10 @@ int gw_witness_check(const gw_witness *rec, const gw_witness_expect *expect, cha
 void gw_witness_format(const gw_witness *rec, char *buf, size_t buf_size)
 {
     if (!buf || buf_size == 0) return;
+    if (!rec) {
+        snprintf(buf, buf_size, "witness: none (no record)");
+        return;
+    }
     const unsigned long long t0 = gw_witness_t_first(rec);
     const double us = rec->t_last > t0 ? (double)(rec->t_last - t0) / 1000.0 : 0.0;
     const unsigned arch_min = gw_witness_arch_min(rec);

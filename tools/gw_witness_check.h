@@ -24,10 +24,10 @@ typedef struct gw_witness_expect {
 
 /* Writes one line per finding into msg (always NUL-terminated, may be NULL when msg_size is 0):
  * violations first, then warnings prefixed "warning: ". Returns the number of violations; 0 means the
- * record proves the expected GPU execution (warnings do not count). */
+ * record proves the expected GPU execution (warnings do not count). A NULL rec or expect is one violation. */
 int gw_witness_check(const gw_witness *rec, const gw_witness_expect *expect, char *msg, size_t msg_size);
 
-/* The receipt, one line: launches, blocks, items, arch, SMs used and device time. */
+/* The receipt, one line: launches, blocks, items, arch, SMs used and device time ("none" for a NULL rec). */
 void gw_witness_format(const gw_witness *rec, char *buf, size_t buf_size);
 
 /* Number of distinct multiprocessors in sm_mask. */

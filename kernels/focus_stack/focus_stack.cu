@@ -595,5 +595,6 @@ extern "C" int focus_stack_launch(focus_stack_params p, const uint16_t *d_in, ui
     else
         focus_stack_fast_kernel<<<blocks, FAST_THREADS, 0, stream>>>(d_in, d_idx, d_ff, d_best, p.z, p.y, p.x,
                                                                      tiles_x, tiles_y, n_tiles, d_witness);
-    return cudaGetLastError() == cudaSuccess ? FOCUS_STACK_OK : FOCUS_STACK_ERR_CUDA;
+    /* Peek, not get: FOCUS_STACK_ERR_CUDA promises that the caller's cudaGetLastError names the cause. */
+    return cudaPeekAtLastError() == cudaSuccess ? FOCUS_STACK_OK : FOCUS_STACK_ERR_CUDA;
 }

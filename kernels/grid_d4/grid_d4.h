@@ -127,7 +127,7 @@ static inline const char *grid_d4_status_str(grid_d4_status s)
 {
     switch (s) {
     case GRID_D4_OK: return "ok";
-    case GRID_D4_ERR_NULL: return "a required pointer (in, out, offset, height, width, out_height, out_width, status) is NULL while n_grids > 0";
+    case GRID_D4_ERR_NULL: return "a required pointer is NULL: p, and while n_grids > 0 also in, out, offset, height, width, out_height, out_width, status (only ops may be NULL)";
     case GRID_D4_ERR_OP: return "op out of range: batch_op (when ops is NULL) and every ops[k] must be 0..7";
     case GRID_D4_ERR_ALIAS: return "buffers overlap: in and out must be disjoint and no output array may overlap another array";
     case GRID_D4_ERR_EMPTY: return "empty grid: height[k] and width[k] must be at least 1";

@@ -1,0 +1,132 @@
+# gpuwitness bench in CTest, included by tests/CMakeLists.txt after cli.cmake (gw_cli_test):
+#   bench_<kernel>_smoke (bench)        each kernel's cases at the smoke sizes, 2 repetitions, JSON checked by
+#                                       bench/gw_bench_smoke.cmake (CPU figures always; GPU figures where a GPU is)
+#   bench_smoke_check_can_fail (bench)  the same check must catch a missing CPU figure
+#   bench_usage_* (host;bench)          bad options: exit 2, the option and its rule named, nothing written
+#   bench_*_no_gpu_* (host;bench)       the no-GPU contract (skipped where a GPU is usable), --trace's included
+#   bench_trace_grid_d4_reads_back      --trace where a GPU is: the file read back (skipped without GPU or CUPTI)
+#   bench_cpu.memcheck                  the CPU path and the dump under the Valgrind gate
+#   canary_bench_slow_path (canary;gpu) a serial grid_d4 that only the guard can catch
+if(NOT TARGET gpuwitness)
+  return() # the CLI needs CUDA (tools/CMakeLists.txt)
+endif()
+
+set(gw_bench_work "${CMAKE_CURRENT_BINARY_DIR}/bench")
+set(gw_bench_smoke "${PROJECT_SOURCE_DIR}/bench/gw_bench_smoke.cmake")
+
+# Smoke runs. They touch the GPU where there is one, so they take a GPU slot under --resource-spec-file
+# (the device policy then selects that GPU); on GPU runners GW_REQUIRE_GPU=1 makes a skipped GPU part fail.
+foreach(kernel grid_d4 focus_stack ex2d_patch)
+  add_test(NAME bench_${kernel}_smoke COMMAND ${CMAKE_COMMAND} -DGW=$<TARGET_FILE:gpuwitness> -DKERNEL=${kernel}
+    -DWORKDIR=${gw_bench_work}/${kernel} -P ${gw_bench_smoke})
+  set_tests_properties(bench_${kernel}_smoke PROPERTIES LABELS bench TIMEOUT 600 RESOURCE_GROUPS "gpus:1"
+    ENVIRONMENT_MODIFICATION "GW_DEVICE=unset:;CRITERION_ALWAYS_SUCCEED=unset:")
+endforeach()
+add_test(NAME bench_smoke_check_can_fail COMMAND ${CMAKE_COMMAND} -DGW=$<TARGET_FILE:gpuwitness> -DKERNEL=grid_d4
+  -DWORKDIR=${gw_bench_work}/check_can_fail -DTAMPER=cpu_mt_ms -P ${gw_bench_smoke})
+set_tests_properties(bench_smoke_check_can_fail PROPERTIES LABELS bench TIMEOUT 600 RESOURCE_GROUPS "gpus:1"
+  ENVIRONMENT_MODIFICATION "GW_DEVICE=unset:;CRITERION_ALWAYS_SUCCEED=unset:")
+
+# --help, and bad usage: exit 2 naming the option and the rule, before any work (no file written).
+gw_cli_test(NAME bench_help RC 0 LABELS host bench
+  STDOUT "usage: gpuwitness bench .KERNEL.*--min-speedup X.*--dump-inputs DIR.*exit status.*77  GPU part skipped"
+  ARGS bench --help)
+gw_cli_test(NAME bench_help_command RC 0 LABELS host bench STDOUT "usage: gpuwitness bench" ARGS help bench)
+gw_cli_test(NAME bench_in_top_help RC 0 LABELS host bench STDOUT "  bench +time every kernel" ARGS --help)
+foreach(case
+    "unknown_option|unknown option '--frob': options are --size, --json, --min-speedup|--frob"
+    "unknown_kernel|unknown kernel 'grid_d8': kernels are grid_d4, focus_stack|grid_d8"
+    "bad_size|--size 'huge': must be smoke, small, realistic or full|--size;huge"
+    "bad_reps|--reps '0': must be an integer from 1 to 100000|--reps;0"
+    "bad_cpu_reps|--cpu-reps 'many': must be an integer from 1 to 1000|--cpu-reps;many"
+    "bad_min_speedup|--min-speedup '-3': must be a number greater than 0|--min-speedup;-3"
+    "bad_min_roofline|--min-roofline '150': must be a percentage greater than 0 and at most 100|--min-roofline=150"
+    "bad_seed|--seed '-1': must be a non-negative decimal integer|--seed;-1"
+    "bad_device|--device 'gpu': must be one of cuda, cuda:N, cpu, auto|--device;gpu"
+    "missing_value|option '--reps' needs a value|--reps"
+    "guard_on_cpu|--min-roofline measure the GPU: they cannot be used with device cpu|--device;cpu;--min-roofline;50"
+    "wait_without_trace|--wait: --wait, --warmup and --active choose the iterations of --trace: they need --trace|--wait;2"
+    "trace_on_cpu|--trace with --device cpu: a trace records GPU activity|--device;cpu;--trace;t.json"
+    "trace_negative_active|--active '-1': must be a whole number from 0 to 10000|--trace;t.json;--active=-1"
+    "trace_garbage_warmup|--warmup 'x': must be a whole number from 0 to 10000|--trace;t.json;--warmup;x"
+    "trace_no_active|--active 0: must be at least 1|--trace;t.json;--active;0")
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 message)
+  list(SUBLIST parts 2 -1 args)
+  gw_cli_test(NAME bench_usage_${name} RC 2 WORKDIR FILES none LABELS host bench STDERR "${message}"
+    ARGS bench --json out.json ${args})
+endforeach()
+gw_cli_test(NAME bench_usage_json_unwritable RC 2 WORKDIR FILES none LABELS host bench
+  STDERR "--json: missing/out.json: cannot create" ARGS bench --size smoke --json missing/out.json)
+gw_cli_test(NAME bench_usage_trace_gw_device_cpu RC 2 WORKDIR FILES none ENV GW_DEVICE=cpu LABELS host bench
+  STDERR "--trace with GW_DEVICE cpu: a trace records GPU activity" ARGS bench --size smoke --trace t.json)
+gw_cli_test(NAME bench_usage_trace_unwritable RC 2 WORKDIR FILES none LABELS host bench
+  STDERR "--trace: missing/t.json: cannot create" ARGS bench --size smoke --trace missing/t.json)
+gw_cli_test(NAME bench_usage_dump_not_a_directory RC 2 WORKDIR COPY ${gw_cli_dir}/d4_2x3.json FILES d4_2x3.json
+  LABELS host bench STDERR "--dump-inputs 'd4_2x3.json': exists and is not a directory"
+  ARGS bench --size smoke --dump-inputs d4_2x3.json)
+
+# The no-GPU contract (skipped where a GPU is usable: the command then runs the GPU part).
+gw_cli_test(NAME bench_guard_no_gpu_skips RC 77 SKIP_STDOUT "GPU part runs on cuda:" LABELS host bench
+  STDERR "GPU part skipped .no usable GPU: .+\\(cuda[A-Za-z]+\\)"
+  STDOUT "grid_d4 arc-n1000-rot90.*cpu: +1 thread [0-9.]+ ms.*GPU part skipped \\(exit 77\\)"
+  ARGS bench grid_d4 --size smoke --reps 2 --min-speedup 10)
+gw_cli_test(NAME bench_cuda_no_gpu_skips RC 77 SKIP_STDOUT "GPU part runs on cuda:" LABELS host bench
+  STDERR "GPU part skipped .no usable GPU: .+\\(cuda[A-Za-z]+\\)" ARGS bench focus_stack --size smoke --reps 2
+  --device cuda)
+gw_cli_test(NAME bench_require_gpu_no_gpu_fails RC 1 SKIP_STDOUT "GPU part runs on cuda:" ENV GW_REQUIRE_GPU=1
+  LABELS host bench STDERR "no usable GPU: .*GW_REQUIRE_GPU=1" ARGS bench --size smoke)
+
+# --trace without a GPU: the benchmark's CPU part and its JSON still come, the trace is not written, exit 77.
+gw_cli_test(NAME bench_trace_no_gpu_skips RC 77 SKIP_STDOUT "GPU part runs on cuda:" WORKDIR FILES out.json
+  LABELS host bench STDERR "--trace skipped: no usable GPU: .*t.json not written"
+  STDOUT "grid_d4 arc-n1000-rot90.*cpu: +1 thread [0-9.]+ ms.*trace skipped \\(exit 77\\)"
+  ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1 --json out.json --trace t.json --active 2)
+# Where a GPU is: the trace of grid_d4's first smoke case (rot90: no ops array), read back by the script of
+# `trace`: both kernels and the stage ranges once per active iteration, 4 uploads and 3 downloads each. Not
+# labelled gpu, like cli_trace_*: ci/gpu.sh runs those under compute-sanitizer, which holds CUPTI (a skip).
+add_test(NAME bench_trace_grid_d4_reads_back
+  COMMAND ${CMAKE_COMMAND} -DWORKDIR=${gw_bench_work}/trace -DACTIVE=2
+    -DKERNELS=grid_d4_validate_kernel,grid_d4_transform_kernel -DCOPIES=7 -DRANGE=grid_d4/launch
+    -P ${PROJECT_SOURCE_DIR}/tests/cli/gw_cli_trace.cmake
+    -- $<TARGET_FILE:gpuwitness> bench grid_d4 --size smoke --reps 2 --cpu-reps 1 --trace trace.json --wait 1
+    --warmup 1 --active 2)
+set_tests_properties(bench_trace_grid_d4_reads_back PROPERTIES LABELS bench TIMEOUT 600 RESOURCE_GROUPS "gpus:1"
+  SKIP_REGULAR_EXPRESSION "GW_CLI_SKIPPED")
+
+# The CPU path, the JSON and the dump leak nothing.
+file(MAKE_DIRECTORY "${gw_bench_work}/memcheck")
+gw_add_valgrind_gate(NAME bench_cpu.memcheck COMMAND $<TARGET_FILE:gpuwitness> bench --size smoke --reps 2
+  --cpu-reps 1 --device cpu --json ${gw_bench_work}/memcheck/bench.json --dump-inputs ${gw_bench_work}/memcheck/in
+  LABELS host bench TIMEOUT 900)
+if(TEST bench_cpu.memcheck)
+  set_property(TEST bench_cpu.memcheck APPEND PROPERTY ENVIRONMENT_MODIFICATION "GW_REQUIRE_GPU=unset:"
+    "GW_DEVICE=unset:")
+endif()
+
+# canary slow_path: gpuwitness built again with every grid_d4_launch its C sources call renamed to a serial
+# <<<1, 1>>> kernel that gives the right bytes and an honest witness (tests/canaries/slow_path_grid_d4.cu).
+# Outputs and witness check out; the guard must fail it, naming the kernel and the shortfall.
+get_target_property(gw_cli_sources gpuwitness SOURCES)
+get_target_property(gw_cli_source_dir gpuwitness SOURCE_DIR)
+set(gw_slow_path_sources)
+foreach(src IN LISTS gw_cli_sources)
+  if(NOT IS_ABSOLUTE "${src}")
+    set(src "${gw_cli_source_dir}/${src}")
+  endif()
+  list(APPEND gw_slow_path_sources "${src}")
+endforeach()
+add_executable(gpuwitness_slow_path ${gw_slow_path_sources} canaries/slow_path_grid_d4.cu)
+# The CLI links imported targets that are local to tools/: make the same ones here.
+pkg_check_modules(CJSON REQUIRED IMPORTED_TARGET libcjson)
+foreach(property LINK_LIBRARIES INCLUDE_DIRECTORIES COMPILE_DEFINITIONS COMPILE_OPTIONS)
+  get_target_property(value gpuwitness ${property})
+  if(value)
+    set_property(TARGET gpuwitness_slow_path PROPERTY ${property} "${value}")
+  endif()
+endforeach()
+target_compile_definitions(gpuwitness_slow_path PRIVATE
+  $<$<COMPILE_LANGUAGE:C>:grid_d4_launch=gw_slow_path_grid_d4_launch>)
+gw_add_canary(NAME canary_bench_slow_path EXPECT "guard FAILED: grid_d4 .*below --min-speedup 2"
+  COMMAND $<TARGET_FILE:gpuwitness_slow_path> bench grid_d4 --size smoke --reps 2 --min-speedup 2 TIMEOUT 600)
