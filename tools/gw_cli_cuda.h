@@ -21,6 +21,23 @@ static inline void gw_cli_cuda_keep_first(cudaError_t e, const char *call, cudaE
     if (e != cudaSuccess && *first == cudaSuccess) *first = e, *what = call;
 }
 
+/* Checks need_bytes (a double: size products can pass 2^64) against the current device's free memory before
+ * any allocation, so a problem that cannot fit gets the sizes, not a bare cudaMalloc error. 0 when it fits;
+ * -1 with err ("not enough device memory for WHAT: needs N bytes ...") or the cudaMemGetInfo error. */
+static inline int gw_cli_cuda_check_fits(const char *what, double need_bytes, char *err, size_t err_size)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    const cudaError_t e = cudaMemGetInfo(&free_bytes, &total_bytes);
+    if (e != cudaSuccess) {
+        gw_cli_cuda_fail(err, err_size, "cudaMemGetInfo", e);
+        return -1;
+    }
+    if (need_bytes <= (double)free_bytes) return 0;
+    snprintf(err, err_size, "not enough device memory for %s: needs %.0f bytes (%.1f MB), %zu bytes (%.1f MB) are "
+             "free of %zu", what, need_bytes, need_bytes / 1e6, free_bytes, (double)free_bytes / 1e6, total_bytes);
+    return -1;
+}
+
 /* Sets err and jumps to fail when a CUDA call does not succeed. */
 #define CUDA_TRY(call, what)                                                                                         \
     do {                                                                                                             \

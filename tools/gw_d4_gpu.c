@@ -49,17 +49,9 @@ int gw_d4_gpu_init(gw_d4_gpu *g, int ordinal, const gw_d4_batch *b, char *err, s
     g->ev_start = ev;
     CUDA_TRY(cudaEventCreate(&ev), "cudaEventCreate");
     g->ev_stop = ev;
-    /* Checked against free memory first: a batch that cannot fit gets the sizes, not a bare cudaMalloc error. */
-    const uint64_t need = 2 * (uint64_t)b->buf_bytes + (uint64_t)n * (8 + 4 * 2 + (b->ops ? 1 : 0)) +
-                          sizeof *g->d_status + sizeof *g->d_witness;
-    size_t free_bytes = 0, total_bytes = 0;
-    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    if (need > (uint64_t)free_bytes) {
-        snprintf(err, err_size, "not enough device memory for grid_d4: the batch needs %llu bytes (%.1f MB), "
-                 "%zu bytes (%.1f MB) are free of %zu", (unsigned long long)need, (double)need / 1e6, free_bytes,
-                 (double)free_bytes / 1e6, total_bytes);
-        goto fail;
-    }
+    const double need = 2.0 * (double)b->buf_bytes + (double)n * (8 + 4 * 2 + (b->ops ? 1 : 0)) +
+                        (double)(sizeof *g->d_status + sizeof *g->d_witness);
+    if (gw_cli_cuda_check_fits("grid_d4 (the batch)", need, err, err_size)) goto fail;
     CUDA_TRY(device_alloc((void **)&g->d_in, (size_t)b->buf_bytes), "cudaMalloc(in)");
     CUDA_TRY(device_alloc((void **)&g->d_out, (size_t)b->buf_bytes), "cudaMalloc(out)");
     CUDA_TRY(device_alloc((void **)&g->d_offset, n * sizeof *g->d_offset), "cudaMalloc(offset)");

@@ -144,21 +144,14 @@ int gw_ex2d_gpu_run(int ordinal, const ex2d_frame *f, int max_batch, ex2d_output
     CUDA_TRY(cudaEventCreate(&ev[0]), "cudaEventCreate");
     CUDA_TRY(cudaEventCreate(&ev[1]), "cudaEventCreate");
     {
-        /* The frame's inputs and outputs plus one patch's workspace, against free memory, before any
-         * allocation: a frame that cannot fit gets the sizes, not a bare cudaMalloc error. */
+        /* The frame's inputs and outputs plus one patch's workspace. */
         const double fixed = 8.0 * (2.0 * (double)npix + 4.0 * (double)ntab + (double)nc + (double)nspots +
                                     4.0 * (double)nframe + (double)nrdiag) +
                              4.0 * 2.0 * (double)ntab +
                              (double)npatch * (sizeof(ex2d_patch_desc) + sizeof(ex2d_patch_info)) +
                              EX2D_WITNESS_SLOTS * sizeof(gw_witness) + (double)ex2d_workspace_bytes(p, 1);
-        size_t free_bytes = 0, total_bytes = 0;
-        CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-        if (fixed > (double)free_bytes) {
-            snprintf(err, err_size, "not enough device memory for ex2d_patch: the frame with one patch's workspace "
-                     "needs %.0f bytes (%.1f MB), %zu bytes (%.1f MB) are free of %zu", fixed, fixed / 1e6, free_bytes,
-                     (double)free_bytes / 1e6, total_bytes);
+        if (gw_cli_cuda_check_fits("ex2d_patch (the frame with one patch's workspace)", fixed, err, err_size))
             goto fail;
-        }
     }
     CUDA_TRY(cudaMalloc((void **)&d.image, npix * sizeof(double)), "cudaMalloc(image)");
     CUDA_TRY(cudaMalloc((void **)&d.ivar, npix * sizeof(double)), "cudaMalloc(ivar)");

@@ -34,20 +34,11 @@ int gw_focus_gpu_init(gw_focus_gpu *g, int ordinal, focus_stack_params p, int wi
     g->ev_start = ev;
     CUDA_TRY(cudaEventCreate(&ev), "cudaEventCreate");
     g->ev_stop = ev;
-    /* Checked against free memory first: a problem that cannot fit gets the sizes, not a bare cudaMalloc error. */
-    /* in and focus per voxel; idx, ff and best per pixel (in double: n*y*x*z can pass 2^64) */
-    const double need_d =
-        (double)p.n * p.y * p.x * (p.z * (2.0 + (with_focus ? 4.0 : 0.0)) + 3.0 + (with_best ? 4.0 : 0.0));
-    const unsigned long long need = need_d >= 1.8e19 ? 18000000000000000000ull
-                                    : (unsigned long long)need_d + sizeof *g->d_witness;
-    size_t free_bytes = 0, total_bytes = 0;
-    CUDA_TRY(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-    if (need > (unsigned long long)free_bytes) {
-        snprintf(err, err_size, "not enough device memory for focus_stack: the problem needs %llu bytes (%.1f MB), "
-                 "%zu bytes (%.1f MB) are free of %zu", need, (double)need / 1e6, free_bytes,
-                 (double)free_bytes / 1e6, total_bytes);
-        goto fail;
-    }
+    /* in and focus per voxel; idx, ff and best per pixel */
+    const double need =
+        (double)p.n * p.y * p.x * (p.z * (2.0 + (with_focus ? 4.0 : 0.0)) + 3.0 + (with_best ? 4.0 : 0.0)) +
+        (double)sizeof *g->d_witness;
+    if (gw_cli_cuda_check_fits("focus_stack (the problem)", need, err, err_size)) goto fail;
     CUDA_TRY(cudaMalloc((void **)&g->d_in, voxels * sizeof *g->d_in), "cudaMalloc(in)");
     CUDA_TRY(cudaMalloc((void **)&g->d_idx, px), "cudaMalloc(idx)");
     CUDA_TRY(cudaMalloc((void **)&g->d_ff, px * sizeof *g->d_ff), "cudaMalloc(ff)");
