@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# The CTest smoke run of one kernel's benchmark (tests/bench.cmake):
+# The CTest smoke run of one kernel's benchmark (tests/cli/bench.cmake):
 #   cmake -DGW=gpuwitness -DKERNEL=grid_d4 -DWORKDIR=dir [-DTAMPER=key] -P gw_bench_smoke.cmake
 # Runs `gpuwitness bench KERNEL --size smoke --reps 2 --cpu-reps 2 --json WORKDIR/bench.json
 # --dump-inputs WORKDIR/inputs` and requires exit 0, then parses the JSON (a parse error fails the test)

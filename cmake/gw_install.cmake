@@ -5,8 +5,8 @@
 # next to its add_library()/add_executable(), with its include directories as $<BUILD_INTERFACE:...>.
 #
 # Layout (GNUInstallDirs), recorded in docs/install.md:
-#   include/gpuwitness/     every public header, flat: <k>.h, <k>_ref.h, gw_witness.h, gw_witness_check.h
-#   lib/                    one static library per kernel, per reference, and gw_witness_check
+#   include/gpuwitness/     every public header, flat: <k>.h, <k>_ref.h, gw_witness.h, lib/'s headers
+#   lib/                    one static library per kernel, per reference library, and per part of lib/
 #   bin/gpuwitness          the CLI
 #   lib/cmake/gpuwitness/   gpuwitnessConfig.cmake, its version file, the exported targets (gpuwitness::<t>),
 #                           GPUWitness.cmake and the wrappers it runs
@@ -35,10 +35,6 @@ endfunction()
 # The one header every kernel and reference includes.
 install(FILES ${PROJECT_SOURCE_DIR}/kernels/gw_witness.h DESTINATION ${GW_INSTALL_INCLUDEDIR})
 
-# A static library exports its private link items as $<LINK_ONLY:...>, so CMake 3.25 wants gw_warnings (flags
-# only, nothing to link) in the export set; consumers get no flags from it. 3.26's $<BUILD_LOCAL_INTERFACE>
-# would avoid this.
-install(TARGETS gw_warnings EXPORT gpuwitnessTargets)
 
 install(EXPORT gpuwitnessTargets NAMESPACE gpuwitness:: DESTINATION ${GW_INSTALL_CMAKEDIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/gpuwitnessConfig.cmake.in

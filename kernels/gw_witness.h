@@ -11,7 +11,7 @@
  *   3. Every block calls gw_witness_block_done() once, after its last store; the call holds a
  *      __syncthreads(), so a block that faults or returns early is never counted.
  *   4. After its own synchronisation the caller copies the record back and checks it against what the
- *      call should have produced (gpuwitness' host-side check: tools/gw_witness_check.h).
+ *      call should have produced (gpuwitness' host-side check: lib/witness/include/gw_witness_check.h).
  *
  * Why a zeroed record works for minima: arch_min and t_first are stored complemented (~value) and
  * maximised, so "nothing recorded" is all zero bytes and no sentinel has to be written first.

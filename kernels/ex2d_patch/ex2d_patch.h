@@ -17,7 +17,7 @@
  *   K7 outputs   s_i = sum_j Q_b[i][j]; R_b = diag(1/s) Q_b; ivar = s^2; flux = R_b xflux_b; Rdiags;
  *                model = A xflux; chi2pix; pixmask_fraction. Each patch writes only its core into the frame.
  *
- * Data. One PSF table for the frame, built on the host (reference/ex2d_synth.h) and uploaded as is, so the
+ * Data. One PSF table for the frame, built on the host (reference/ex2d_patch/ex2d_synth.h) and uploaded as is, so the
  *   CPU reference and the GPU read the same corners (a corner is a floor(): recomputing it differently by one
  *   ulp moves a whole spot). Table entry e = s_tab*nwave_tab + w_tab. Arrays are row-major FP64 unless said.
  *     image, ivar     [npix_y][npix_x]          ivar = 0 marks a masked pixel
@@ -25,7 +25,7 @@
  *     psf_xc, psf_yc  int32 [nspec_tab][nwave_tab] spot lower-left corners; spot = ny x nx pixels,
  *                     ny = 2*hsizey+1, nx = 2*hsizex+1
  *     spots           [nspec_tab*nwave_tab][ny][nx]   (K1 output, input of K3 and K7)
- *     patches         ex2d_patch_desc [npatch]  (reference/ex2d_synth.h builds them)
+ *     patches         ex2d_patch_desc [npatch]  (reference/ex2d_patch/ex2d_synth.h builds them)
  *     frame outputs   flux, ivar, chi2pix, pixmask_fraction [nspec_out][nwave_out];
  *                     rdiags [nspec_out][2*ndiag+1][nwave_out]; info ex2d_patch_info [npatch]
  *   Intermediates live in the caller's workspace, one slot per patch of a batch, at the offsets that
@@ -46,7 +46,7 @@
  *   later stage reads it and writes nothing when it is set. A patch whose factorisation or Jacobi fails gets
  *   its status in info[] and writes flux = ivar = Rdiags = chi2pix = 0 for its core, pixmask_fraction as
  *   usual, and leaves its model slot alone (DESI retries it with regularize = 1e-4).
- * Tolerance (against reference/ex2d_patch_ref.h, same inputs): spots 1e-14; K3 bit-identical (no FMA in
+ * Tolerance (against reference/ex2d_patch/ex2d_patch_ref.h, same inputs): spots 1e-14; K3 bit-identical (no FMA in
  *   that stage: __dmul_rn/__dadd_rn); xflux 1e-10 rel.; flux pull 1e-9; ivar rtol 1e-10; C_bb, Q_b 1e-10 of the
  *   block max; Rdiags 1e-10; model 1e-10 max(model); chi2pix rtol 1e-8 atol 1e-10; pixmask_fraction 2e-12.
  * Witness: one record per stage (ex2d_witness_slot). items: K1 spots; validate patches checked; K3
@@ -55,9 +55,9 @@
  *   Stages after a failed validation record their blocks with 0 items. Jacobi sweeps per block are reported
  *   in info[] (1..jacobi_max_sweeps).
  *
- * Example (tests/test_ex2d_patch_example.c compiles and runs it):
+ * Example (tests/ex2d_patch/test_ex2d_patch_example.c compiles and runs it):
  * example-begin
- *     // p, the host PSF table and patches come from reference/ex2d_synth.h (or your own PSF evaluation);
+ *     // p, the host PSF table and patches come from reference/ex2d_patch/ex2d_synth.h (or your own PSF evaluation);
  *     // d_in holds the same arrays uploaded (device pointers), d_out the frame outputs
  *     size_t ws_bytes = ex2d_workspace_bytes(&p, 47);      // 47 patches per batch: one subbundle
  *     // cudaMalloc(&d_ws, ws_bytes) once, outside any loop; d_spots: nspec_tab*nwave_tab*ny*nx doubles
@@ -257,7 +257,7 @@ static inline int ex2d_workspace_carve(const ex2d_params *p, int max_batch, void
 }
 
 /* Default numerics (regularize 0, psferr 0.01, jacobi_tol 1e-14, 30 sweeps, ndiag = hsizey) over the given
- * sizes; the caller fills the sizes (reference/ex2d_synth.h does it from a synthetic frame). */
+ * sizes; the caller fills the sizes (reference/ex2d_patch/ex2d_synth.h does it from a synthetic frame). */
 static inline void ex2d_params_set_numerics_default(ex2d_params *p)
 {
     p->regularize = 0.0;

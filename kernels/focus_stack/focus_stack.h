@@ -27,7 +27,7 @@
  *   or the device / occupancy queries before it did (then nothing was launched).
  * Witness: d_witness (NULL: off) records one launch whose items are the n*y*x pixels finalised.
  *
- * Example (tests/test_focus_stack_example.c compiles and runs it):
+ * Example (tests/focus_stack/test_focus_stack_example.c compiles and runs it):
  * example-begin
  *     // 2 slices of a 1x3 image: slice 1 has the sharper centre, and with the ZERO border its edge
  *     // pixels score higher too

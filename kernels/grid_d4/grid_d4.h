@@ -27,7 +27,7 @@
  * Witness. d_witness (NULL: off) records one launch (the transform) whose items are the cells written:
  *   sum of height*width, or 0 when the status record holds an error.
  *
- * Example (tests/test_grid_d4_example.c compiles and runs it; a 2x3 grid turned clockwise):
+ * Example (tests/grid_d4/test_grid_d4_example.c compiles and runs it; a 2x3 grid turned clockwise):
  * example-begin
  *     // host: in = {1,2,3, 4,5,6}, height = 2, width = 3, offset = 0; copied to d_in, d_height, ...
  *     grid_d4_params p = {.n_grids = 1, .buf_bytes = 6, .batch_op = GRID_D4_ROT90, .flags = 0};

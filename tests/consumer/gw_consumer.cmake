@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # cmake -DMODE=copied|nvcc|installed -DSOURCE_DIR=<repo> -DWORK_DIR=<scratch> [options] -P gw_consumer.cmake
-# Builds an out-of-tree consumer of gpuwitness, the way a user would, and runs it (tests/consumer.cmake):
+# Builds an out-of-tree consumer of gpuwitness, the way a user would, and runs it (tests/consumer/CMakeLists.txt):
 #   copied     copy kernels/grid_d4/, gw_witness.h, GPUWitness.cmake (+ wrappers), gw_test_main.c and the
 #              witness check next to tests/consumer/copied/ (a project with its own guarded kernel), build it
 #              with CMake, run its programs and its own ctest; check docs/guard-your-kernel.md's code against it
@@ -186,8 +186,8 @@ if(MODE STREQUAL "copied")
   file(COPY ${copied_kernel} DESTINATION ${src}/kernels)
   file(COPY ${SOURCE_DIR}/ctest/GPUWitness.cmake ${SOURCE_DIR}/ctest/gw_run_canary.sh
     ${SOURCE_DIR}/ctest/gw_valgrind_gate.sh ${SOURCE_DIR}/ctest/gw_valgrind.supp DESTINATION ${src}/cmake)
-  file(COPY ${SOURCE_DIR}/tests/support/gw_test_main.c ${SOURCE_DIR}/tools/gw_witness_check.h
-    ${SOURCE_DIR}/tools/gw_witness_check.c DESTINATION ${src}/gw)
+  file(COPY ${SOURCE_DIR}/tests/support/gw_test_main.c ${SOURCE_DIR}/lib/witness/include/gw_witness_check.h
+    ${SOURCE_DIR}/lib/witness/src/gw_witness_check.c DESTINATION ${src}/gw)
   configure_and_build(${src} ${WORK_DIR}/build)
   run_program(${WORK_DIR}/build/use_grid_d4 "host-side argument checks: ok")
   check_consumer_ctest(${WORK_DIR}/build "use_grid_d4;test_my_scale;canary_my_scale_half")
@@ -226,6 +226,7 @@ else()
   # Our static libraries need the link flags they were built for (the asan preset's -fsanitize, say).
   configure_and_build(${src} ${WORK_DIR}/build -DCMAKE_PREFIX_PATH=${prefix} "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}")
   run(use_references ${WORK_DIR}/build/use_references)
+  run(use_guard_library ${WORK_DIR}/build/use_guard_library ${WORK_DIR}/build)
   run_program(${WORK_DIR}/build/use_grid_d4 "host-side argument checks: ok")
   check_consumer_ctest(${WORK_DIR}/build "use_grid_d4")
   # The installed CLI starts and finds its libraries: doctor exits 0 (GPU usable) or 77 (none).

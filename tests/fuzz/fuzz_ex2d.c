@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * ex2d_check_args, then ex2d_ref_validate (the CPU form of the device validation pass) on a fuzzed patch
- * table over the small fixed tier-S frame of reference/ex2d_synth.h. Decoded from the input (every value
+ * table over the small fixed tier-S frame of reference/ex2d_patch/ex2d_synth.h. Decoded from the input (every value
  * relative to the frame's own, so an all-zero input is the valid call): the params, regularize/psferr/
  * jacobi_tol from a list of edge values, patch_first, npatch, max_batch, 0..4 patch descriptors, a few
  * NaN/Inf/negative pokes into ivar or image, one input pointer set to NULL or none, and the workspace

@@ -1,4 +1,4 @@
-# The fuzz tests of the main suite (included by tests/sanitizers.cmake), label fuzz:
+# The fuzz tests of the main suite (included by tests/sanitizers/CMakeLists.txt), label fuzz:
 #   fuzz_build          fixture: configures and builds tests/fuzz with clang into <build>/fuzz (skipped, exit
 #                       77, without clang or its libFuzzer runtime)
 #   fuzz_<name>         runs harness <name> for GW_FUZZ_SECONDS over tests/fuzz/corpus/<name> (skipped when

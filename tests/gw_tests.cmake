@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: MIT
+# The test helpers, included once by tests/CMakeLists.txt before any test folder, so that no folder depends
+# on another's being read first. Rules: docs/testing.md.
+#
+#   gw_add_cpu_test(NAME n SOURCES ... LIBS ... [LABEL cpu|host] [TIMEOUT s] [ARGS ...] [MEMCHECK])
+#       A Criterion executable on the test main (0 pass, 1 fail, 77 all skipped), one add_test; MEMCHECK also
+#       registers n.memcheck, the same executable under the Valgrind gate.
+#   gw_add_gpu_executable(NAME n SOURCES ... LIBS ... [LINK_OPTIONS ...])
+#       A Criterion GPU executable (not registered: gw_add_gpu_test / gw_add_canary do that).
+#   gw_add_header_test(NAME n SOURCE file.c|file.cpp INCLUDES dirs... [DEFINES defs...])
+#       A compile-only check that a public header stands alone, as C11 or as C++11, pedantic.
+#   gw_wrap_launcher(<target> <launcher>...)
+#       Links <target> with -Wl,--wrap=<launcher>: its calls of <launcher> reach __wrap_<launcher>, which a
+#       canary source defines (calling the real one as __real_<launcher>). How a canary plants a fault in a
+#       host path that lives in a library: nothing is compiled twice.
+#   gw_cli_test(NAME n RC code ... ARGS args...)
+#       One gpuwitness command with its exit status and both streams checked (see the function).
+# Variables: GW_CLI_EXPECT (the driver of gw_cli_test), GW_CLI_WORK (a work folder per CLI test), GW_ASAN_BUILD
+# (this is the AddressSanitizer build of the asan preset), GW_SANITIZER_REPORT_REGEX.
+
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(CRITERION REQUIRED IMPORTED_TARGET GLOBAL criterion)
+
+# In an AddressSanitizer build (the asan preset), a sanitizer report in a test's output fails the test
+# (tests/sanitizers/CMakeLists.txt says why).
+set(GW_ASAN_BUILD OFF)
+if(CMAKE_C_FLAGS MATCHES "-fsanitize=[a-z,]*address")
+  set(GW_ASAN_BUILD ON)
+endif()
+set(GW_SANITIZER_REPORT_REGEX "ERROR: (Address|Leak)Sanitizer" ": runtime error: ")
+
+# C++ for the header checks, when a compiler exists; without one the .cpp checks are left out.
+include(CheckLanguage)
+check_language(CXX)
+if(CMAKE_CXX_COMPILER)
+  enable_language(CXX)
+endif()
+
+function(gw_add_header_test)
+  cmake_parse_arguments(T "" "NAME;SOURCE" "INCLUDES;DEFINES" ${ARGN})
+  if(T_SOURCE MATCHES "\\.cpp$")
+    if(NOT CMAKE_CXX_COMPILER)
+      return()
+    endif()
+    add_library(${T_NAME} OBJECT ${T_SOURCE})
+    set_target_properties(${T_NAME} PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON CXX_EXTENSIONS OFF)
+  else()
+    add_library(${T_NAME} OBJECT ${T_SOURCE})
+    set_target_properties(${T_NAME} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+  endif()
+  target_include_directories(${T_NAME} PRIVATE ${T_INCLUDES})
+  target_compile_definitions(${T_NAME} PRIVATE ${T_DEFINES})
+  target_compile_options(${T_NAME} PRIVATE -Wall -Wextra -Wpedantic -pedantic-errors $<$<BOOL:${GW_WERROR}>:-Werror>)
+  # cuda_runtime_api.h through CUDA::cudart, a SYSTEM include, so CUDA's own pedantic notes stay out.
+  if(GW_HAVE_CUDA)
+    target_link_libraries(${T_NAME} PRIVATE CUDA::cudart)
+  endif()
+endfunction()
+
+function(gw_add_cpu_test)
+  cmake_parse_arguments(T "MEMCHECK" "NAME;LABEL;TIMEOUT" "SOURCES;LIBS;ARGS" ${ARGN})
+  if(NOT T_LABEL)
+    set(T_LABEL cpu)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE gw_test_main gw_test_util PkgConfig::CRITERION gw_warnings ${T_LIBS})
+  add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS ${T_LABEL} TIMEOUT ${T_TIMEOUT}
+    ENVIRONMENT_MODIFICATION "CRITERION_ALWAYS_SUCCEED=unset:")
+  if(GW_ASAN_BUILD)
+    set_property(TEST ${T_NAME} APPEND PROPERTY FAIL_REGULAR_EXPRESSION ${GW_SANITIZER_REPORT_REGEX})
+  endif()
+  if(T_MEMCHECK)
+    gw_add_valgrind_gate(NAME ${T_NAME}.memcheck COMMAND $<TARGET_FILE:${T_NAME}> ${T_ARGS}
+      LABELS ${T_LABEL} TIMEOUT 900)
+  endif()
+endfunction()
+
+function(gw_add_gpu_executable)
+  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE gw_test_main gw_gpu_test gw_warnings ${T_LIBS})
+endfunction()
+
+function(gw_wrap_launcher target)
+  foreach(launcher IN LISTS ARGN)
+    target_link_options(${target} PRIVATE "LINKER:--wrap=${launcher}")
+  endforeach()
+endfunction()
+
+set(GW_CLI_EXPECT "${CMAKE_CURRENT_LIST_DIR}/cli/gw_cli_expect.cmake")
+set(GW_CLI_WORK "${CMAKE_CURRENT_BINARY_DIR}/cli")
+
+# gw_cli_test(NAME n RC code [STDOUT re] [STDERR re] [REJECT_STDERR re] [ENV A=1,B=2] [WORKDIR] [COPY f,g]
+#             [MKDIRS d,e] [FILES a,b|none] [UNCHANGED f,g] [SKIP_RC code] [SKIP_STDOUT re] [LABELS l...]
+#             [TIMEOUT s] ARGS args...)
+# One gpuwitness command through tests/cli/gw_cli_expect.cmake, which checks the exit status and both
+# streams (PASS_REGULAR_EXPRESSION alone would ignore the exit status). Labelled host: the binary links
+# cudart but these tests never need a device. GW_REQUIRE_GPU and GW_DEVICE are unset for the command
+# unless ENV sets them, so a GPU runner's GW_REQUIRE_GPU=1 does not change what a host test means.
+# WORKDIR runs it in ${GW_CLI_WORK}/<n>. Regexes must keep [ and ] balanced (match a lone bracket with "."):
+# CMake does not split a list inside brackets, so an unbalanced "\\[" swallows the arguments that follow it.
+function(gw_cli_test)
+  cmake_parse_arguments(T "WORKDIR"
+    "NAME;RC;STDOUT;STDERR;REJECT_STDERR;ENV;COPY;MKDIRS;FILES;UNCHANGED;SKIP_RC;SKIP_STDOUT;TIMEOUT"
+    "ARGS;LABELS" ${ARGN})
+  set(defs -DEXPECT_RC=${T_RC})
+  foreach(pair "STDOUT;EXPECT_STDOUT" "STDERR;EXPECT_STDERR" "REJECT_STDERR;REJECT_STDERR" "ENV;ENV_SET"
+               "COPY;COPY_FILES" "MKDIRS;MKDIRS" "FILES;EXPECT_FILES" "UNCHANGED;UNCHANGED" "SKIP_RC;SKIP_RC"
+               "SKIP_STDOUT;SKIP_STDOUT")
+    list(GET pair 0 key)
+    list(GET pair 1 var)
+    if(DEFINED T_${key})
+      list(APPEND defs "-D${var}=${T_${key}}")
+    endif()
+  endforeach()
+  if(T_WORKDIR)
+    list(APPEND defs "-DWORKDIR=${GW_CLI_WORK}/${T_NAME}")
+  endif()
+  if(DEFINED T_SKIP_RC OR DEFINED T_SKIP_STDOUT)
+    list(APPEND defs "-DSKIP_REASON=the no-GPU contract is only observable on a machine without a usable GPU")
+  endif()
+  if(NOT T_LABELS)
+    set(T_LABELS host)
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${CMAKE_COMMAND} ${defs} -P ${GW_CLI_EXPECT} -- $<TARGET_FILE:gpuwitness> ${T_ARGS})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    SKIP_REGULAR_EXPRESSION "GW_CLI_SKIPPED")
+  if(GW_ASAN_BUILD)
+    set_property(TEST ${T_NAME} APPEND PROPERTY FAIL_REGULAR_EXPRESSION ${GW_SANITIZER_REPORT_REGEX})
+  endif()
+endfunction()

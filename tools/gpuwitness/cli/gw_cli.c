@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT
+ * The CLI core (gw_cli.h): options, the --device policy, the clock and device facts.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "gw_cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "gw_cli_cuda.h"
+
+int gw_cli_option(int argc, char **argv, int *i, const char *cmd, const char *name, const char **value)
+{
+    const char *arg = argv[*i];
+    const size_t len = strlen(name);
+    if (strncmp(arg, name, len) != 0) return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+    } else if (arg[len] != '\0') {
+        return 0;
+    } else if (*i + 1 >= argc) {
+        fprintf(stderr, "gpuwitness %s: option '%s' needs a value (see gpuwitness %s --help)\n", cmd, name, cmd);
+        return -1;
+    } else {
+        *value = argv[++*i];
+    }
+    /* No option takes an empty value: '--device=' must not quietly mean the default, nor '-o ""' fail
+     * only after all the work. */
+    if (!**value) {
+        fprintf(stderr, "gpuwitness %s: option '%s' needs a non-empty value (see gpuwitness %s --help)\n", cmd, name,
+                cmd);
+        return -1;
+    }
+    return 1;
+}
+
+int gw_cli_device_spec_valid(const char *spec)
+{
+    if (!strcmp(spec, "cuda") || !strcmp(spec, "cpu") || !strcmp(spec, "auto")) return 1;
+    if (strncmp(spec, "cuda:", 5) != 0 || !spec[5]) return 0;
+    long ordinal = 0;
+    for (const char *c = spec + 5; *c; c++) {
+        if (*c < '0' || *c > '9') return 0;
+        ordinal = ordinal * 10 + (*c - '0');
+        if (ordinal > 1024) return 0; /* gw_device_resolve's range */
+    }
+    return 1;
+}
+
+const char *gw_cli_effective_device(const char *spec)
+{
+    if (spec && *spec) return spec;
+    const char *env = getenv("GW_DEVICE");
+    return env && *env ? env : "auto";
+}
+
+int gw_cli_select_device(const char *cmd, const char *spec, gw_device_choice *choice)
+{
+    char err[512];
+    if (gw_device_resolve(spec, choice, err, sizeof err) == 0) return 0;
+    const char *effective = gw_cli_effective_device(spec);
+    if (!gw_cli_device_spec_valid(effective)) {
+        fprintf(stderr, "gpuwitness %s: %s\n", cmd, err);
+        return GW_EXIT_USAGE;
+    }
+    /* An explicit cuda / cuda:N on a machine without a GPU: the GPU part is skipped (77), like a GPU test,
+     * unless GW_REQUIRE_GPU=1 makes it a failure. Any other probe error is always a failure. */
+    if (strcmp(effective, "cpu") != 0 && !gw_require_gpu()) {
+        int count = 0;
+        char why[256];
+        if (gw_device_probe(&count, why, sizeof why) == GW_PROBE_NO_GPU) {
+            memset(choice, 0, sizeof *choice);
+            choice->kind = GW_DEVICE_CPU;
+            choice->ordinal = -1;
+            snprintf(choice->reason, sizeof choice->reason, "%s", why);
+            return GW_EXIT_SKIP;
+        }
+    }
+    fprintf(stderr, "gpuwitness %s: %s\n", cmd, err);
+    return GW_EXIT_FAIL;
+}
+
+int gw_cli_parse_u64(const char *text, unsigned long long max, unsigned long long *value)
+{
+    if (!text || *text < '0' || *text > '9') return -1;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v > max) return -1;
+    *value = v;
+    return 0;
+}
+
+double gw_cli_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int gw_gpu_facts_get(int ordinal, gw_gpu_facts *f, char *err, size_t err_size)
+{
+    memset(f, 0, sizeof *f);
+    f->ordinal = ordinal;
+    struct cudaDeviceProp prop;
+    CUDA_TRY(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties");
+    snprintf(f->name, sizeof f->name, "%s", prop.name);
+    f->cc_major = prop.major;
+    f->cc_minor = prop.minor;
+    f->sm_count = prop.multiProcessorCount;
+    f->total_mem = prop.totalGlobalMem;
+    return 0;
+fail:
+    return -1;
+}

@@ -1,0 +1,541 @@
+/* SPDX-License-Identifier: MIT
+ * gpuwitness bench: every kernel's benchmark cases, timed as docs/benchmarks.md says, written as JSON
+ * (docs/benchmarks.md explains every key) and as a Markdown table, with the regression guard. Each
+ * kernel's cases are its bench hook (tools/gpuwitness/kernels/<kernel>/<kernel>_bench.c).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gw_bench.h"
+#include "gw_commands.h"
+#include "gw_kernel.h"
+#include "gw_outfile.h"
+
+static void print_help(void)
+{
+    fputs("usage: gpuwitness bench [KERNEL...] [--size smoke|small|realistic|full] [--json FILE]\n"
+    "                        [--min-speedup X] [--min-roofline P] [--dump-inputs DIR] [--device D]\n"
+    "                        [--reps N] [--cpu-reps N] [--seed N] [--trace FILE [--wait N] [--warmup N] [--active N]]\n"
+    "\n"
+    "Times each kernel (default: all of them) against its CPU reference, single-threaded and\n"
+    "multithreaded, and against the device-to-device copy roofline measured in the same run. GPU times are\n"
+    "CUDA events around the launches only, after 3 warm-up calls, as min / median / max of N repetitions, with\n"
+    "L2 flushed (a memset of twice its size) and outputs poisoned before every repetition, outside the timed\n"
+    "region; after each loop the outputs are compared with the reference bit for bit and the witness must\n"
+    "show every repetition ran on the GPU. Each case reports kernel-only and end-to-end times (pinned host\n"
+    "buffers: upload, launch, download), the time without the witness (its overhead), bytes moved, GB/s, %\n"
+    "of the copy roofline and the speedups. A result above the roofline is reported as a measurement error.\n"
+    "\n", stdout);
+    for (size_t k = 0; k < gw_kernel_count; k++)
+        gw_kernel_print_paragraph(stdout, gw_kernels[k].info->name, gw_kernels[k].info->bench_help);
+    fputs("\n"
+    "options:\n"
+    "  --size S          smoke (tiny, for CTest), small, realistic (default) or full (the largest batches)\n"
+    "  --json FILE       the results as one JSON object: environment, method, roofline, measurements, guard\n"
+    "  --min-speedup X   guard: fail (exit 1) when a kernel is less than X times faster than the\n"
+    "                    multithreaded CPU reference (kernel-only time)\n"
+    "  --min-roofline P  guard: fail (exit 1) when a kernel reaches less than P percent of the copy roofline\n"
+    "  --dump-inputs DIR write every case's inputs and the reference's outputs as .npy, with DIR/manifest.json,\n"
+    "                    for the peers in bench/peers/ (DIR is created if missing)\n"
+    "  --device D        cuda, cuda:N, cpu or auto (default: $GW_DEVICE, else auto)\n"
+    "  --reps N          GPU repetitions per loop (default 20, the method's minimum; fewer is a smoke run)\n"
+    "  --cpu-reps N      CPU reference repetitions (default 3)\n"
+    "  --seed N          seed of the generated inputs (default 1)\n"
+    "  --trace FILE      a Chrome trace (CUPTI kernels and copies, NVTX ranges of upload, launch, download) of\n"
+    "                    one extra, untimed end-to-end loop of the first GPU case, after its timed loops and\n"
+    "                    checked like them; pick the case with KERNEL and --size\n"
+    "  --wait N, --warmup N, --active N\n"
+    "                    that loop's iterations, as `gpuwitness trace` (defaults 0, 1, 3); need --trace\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "Without a usable GPU only the CPU reference is timed, and the GPU part is reported skipped on stderr, on\n"
+    "stdout and in the JSON (gpu_status \"skipped\").\n"
+    "\n"
+    "exit status:\n"
+    "   0  every case ran and checked out (without a GPU: the CPU part did, and no guard or cuda device was\n"
+    "      asked for)\n"
+    "  77  GPU part skipped: no usable GPU, and a guard (--min-speedup, --min-roofline) or --device cuda[:N]\n"
+    "      was asked for, and GW_REQUIRE_GPU is not 1; or --trace FILE not written (no GPU case ran, or\n"
+    "      CUPTI unavailable, e.g. under a profiler or compute-sanitizer)\n"
+    "   1  a guard failed (naming the kernel, the case and the shortfall), a mismatch, a witness violation, a\n"
+    "      result above the roofline, a CUDA error, a file that could not be written, or no usable GPU with\n"
+    "      GW_REQUIRE_GPU=1\n"
+    "   2  bad usage\n", stdout);
+}
+
+static const char *const tier_names[] = {"smoke", "small", "realistic", "full"};
+
+/* A decimal integer in [lo, hi]. */
+static int parse_int(const char *option, const char *text, long lo, long hi, long *out)
+{
+    unsigned long long v = 0;
+    if (gw_cli_parse_u64(text, (unsigned long long)hi, &v) || (long)v < lo) {
+        fprintf(stderr, "gpuwitness bench: %s '%s': must be an integer from %ld to %ld\n", option, text, lo, hi);
+        return -1;
+    }
+    *out = (long)v;
+    return 0;
+}
+
+/* A finite number > lo_exclusive and <= hi. */
+static int parse_number(const char *option, const char *text, double lo_exclusive, double hi, const char *rule,
+                        double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v) || v <= lo_exclusive || v > hi) {
+        fprintf(stderr, "gpuwitness bench: %s '%s': %s\n", option, text, rule);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+typedef struct bench_options {
+    const char *device, *json, *dump_dir;
+    uint64_t selected; /* bit k: gw_kernels[k] (the table has fewer than 64 kernels) */
+    int any_selected;
+    gw_bench_tier tier;
+    long reps, cpu_reps;
+    unsigned long long seed;
+    double min_speedup, min_roofline; /* < 0: not requested */
+    const char *trace;
+    gw_trace_schedule schedule;
+    const char *schedule_option; /* the first of --wait, --warmup, --active given, or NULL */
+} bench_options;
+
+/* The options that take a value; set_option gives each its meaning. */
+static const char *const value_options[] = {"--size", "--json", "--min-speedup", "--min-roofline", "--dump-inputs",
+                                            "--device", "--reps", "--cpu-reps", "--seed", "--trace", "--wait",
+                                            "--warmup", "--active"};
+
+/* 0, or GW_EXIT_USAGE with the option and its rule printed. */
+static int set_option(bench_options *o, const char *name, const char *v)
+{
+    if (!strcmp(name, "--size")) {
+        for (int t = 0; t < 4; t++) {
+            if (!strcmp(v, tier_names[t])) {
+                o->tier = (gw_bench_tier)t;
+                return 0;
+            }
+        }
+        fprintf(stderr, "gpuwitness bench: --size '%s': must be smoke, small, realistic or full\n", v);
+        return GW_EXIT_USAGE;
+    }
+    if (!strcmp(name, "--json")) {
+        o->json = v;
+        return 0;
+    }
+    if (!strcmp(name, "--dump-inputs")) {
+        o->dump_dir = v;
+        return 0;
+    }
+    if (!strcmp(name, "--min-speedup"))
+        return parse_number(name, v, 0, 1e9, "must be a number greater than 0 (a factor, e.g. 10)", &o->min_speedup)
+                   ? GW_EXIT_USAGE : 0;
+    if (!strcmp(name, "--min-roofline"))
+        return parse_number(name, v, 0, 100, "must be a percentage greater than 0 and at most 100", &o->min_roofline)
+                   ? GW_EXIT_USAGE : 0;
+    if (!strcmp(name, "--device")) {
+        if (!gw_cli_device_spec_valid(v)) {
+            fprintf(stderr, "gpuwitness bench: --device '%s': must be one of cuda, cuda:N, cpu, auto\n", v);
+            return GW_EXIT_USAGE;
+        }
+        o->device = v;
+        return 0;
+    }
+    if (!strcmp(name, "--trace")) {
+        o->trace = v;
+        return 0;
+    }
+    long *count = !strcmp(name, "--wait") ? &o->schedule.wait : !strcmp(name, "--warmup") ? &o->schedule.warmup
+                  : !strcmp(name, "--active") ? &o->schedule.active : NULL;
+    if (count) { /* the rules and messages of `gpuwitness trace` */
+        char msg[256];
+        if (gw_trace_schedule_parse_count(name, v, count, msg, sizeof msg)) {
+            fprintf(stderr, "gpuwitness bench: %s\n", msg);
+            return GW_EXIT_USAGE;
+        }
+        if (!o->schedule_option) o->schedule_option = name;
+        return 0;
+    }
+    if (!strcmp(name, "--reps")) return parse_int(name, v, 1, 100000, &o->reps) ? GW_EXIT_USAGE : 0;
+    if (!strcmp(name, "--cpu-reps")) return parse_int(name, v, 1, 1000, &o->cpu_reps) ? GW_EXIT_USAGE : 0;
+    /* --seed */
+    unsigned long long seed = 0;
+    if (gw_cli_parse_u64(v, ULLONG_MAX, &seed) == 0) o->seed = seed;
+    else {
+        fprintf(stderr, "gpuwitness bench: --seed '%s': must be a non-negative decimal integer below 2^64\n", v);
+        return GW_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* A kernel name on the command line; 0 or GW_EXIT_USAGE (printed). */
+static int select_kernel(bench_options *o, const char *name)
+{
+    const gw_kernel *k = gw_kernel_find(name);
+    if (k) {
+        o->selected |= 1ull << (k - gw_kernels);
+        o->any_selected = 1;
+        return 0;
+    }
+    fprintf(stderr, "gpuwitness bench: unknown kernel '%s': kernels are %s\n", name, gw_kernel_names());
+    return GW_EXIT_USAGE;
+}
+
+/* GW_EXIT_OK, GW_EXIT_USAGE (message printed), or -1 for --help (printed). */
+static int parse(int argc, char **argv, bench_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->tier = GW_BENCH_REALISTIC;
+    o->reps = GW_BENCH_METHOD_REPS;
+    o->cpu_reps = 3;
+    o->seed = 1;
+    o->min_speedup = o->min_roofline = -1;
+    o->schedule = GW_TRACE_SCHEDULE_DEFAULT;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            print_help();
+            return -1;
+        }
+        int matched = 0;
+        for (size_t j = 0; j < sizeof value_options / sizeof value_options[0] && !matched; j++) {
+            const char *v = NULL;
+            const int m = gw_cli_option(argc, argv, &i, "bench", value_options[j], &v);
+            if (m < 0) return GW_EXIT_USAGE;
+            if (m > 0 && set_option(o, value_options[j], v)) return GW_EXIT_USAGE;
+            matched = m > 0;
+        }
+        if (matched) continue;
+        if (argv[i][0] == '-') {
+            fprintf(stderr, "gpuwitness bench: unknown option '%s': options are --size, --json, --min-speedup, "
+                    "--min-roofline, --dump-inputs, --device, --reps, --cpu-reps, --seed, --trace, --wait, --warmup, "
+                    "--active, --help\n", argv[i]);
+            return GW_EXIT_USAGE;
+        }
+        if (select_kernel(o, argv[i])) return GW_EXIT_USAGE;
+    }
+    if (!o->any_selected)
+        o->selected = ~0ull;
+    const int guard = o->min_speedup >= 0 || o->min_roofline >= 0;
+    if (guard && !strcmp(gw_cli_effective_device(o->device), "cpu")) {
+        fprintf(stderr, "gpuwitness bench: --min-speedup and --min-roofline measure the GPU: they cannot be used "
+                "with device cpu\n");
+        return GW_EXIT_USAGE;
+    }
+    char msg[256];
+    if (o->schedule_option && !o->trace) {
+        fprintf(stderr, "gpuwitness bench: %s: --wait, --warmup and --active choose the iterations of --trace: they "
+                "need --trace FILE\n", o->schedule_option);
+        return GW_EXIT_USAGE;
+    }
+    if (o->trace && gw_trace_schedule_check(&o->schedule, msg, sizeof msg)) {
+        fprintf(stderr, "gpuwitness bench: %s\n", msg);
+        return GW_EXIT_USAGE;
+    }
+    if (o->trace && !strcmp(gw_cli_effective_device(o->device), "cpu")) {
+        fprintf(stderr, "gpuwitness bench: --trace with %s cpu: a trace records GPU activity; use cuda, cuda:N or "
+                "auto\n", o->device ? "--device" : "GW_DEVICE");
+        return GW_EXIT_USAGE;
+    }
+    return GW_EXIT_OK;
+}
+
+/* --dump-inputs DIR exists as a directory afterwards (created when missing), or a usage error. */
+static int prepare_dump_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gpuwitness bench: --dump-inputs '%s': cannot create the directory: %s\n", dir,
+                strerror(errno));
+        return GW_EXIT_USAGE;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "gpuwitness bench: --dump-inputs '%s': exists and is not a directory\n", dir);
+        return GW_EXIT_USAGE;
+    }
+    return GW_EXIT_OK;
+}
+
+/* The output files are opened before any work, so a path that cannot be written is a usage error, not a
+ * loss at the end of a long run; they are renamed over their targets only once complete (gw_outfile.h). */
+static int open_output(gw_outfile *f, const char *path, const char *option)
+{
+    char err[512];
+    if (gw_outfile_open(f, path, err, sizeof err) == 0) return 0;
+    fprintf(stderr, "gpuwitness bench: %s: %s\n", option, err);
+    return -1;
+}
+
+/* --trace FILE is written at the end of the first GPU case (gw_trace_write): a temporary file made beside it
+ * now and removed shows that it can be, before any work. */
+static int trace_writable(const char *path)
+{
+    gw_outfile f = GW_OUTFILE_INIT;
+    const int ok = open_output(&f, path, "--trace") == 0;
+    gw_outfile_discard(&f);
+    return ok;
+}
+
+/* Writes json into f and renames it over its target; 0, or -1 (printed). f is discarded either way. */
+static int finish_output(gw_outfile *f, const cJSON *json, const char *what)
+{
+    char err[512] = "out of memory formatting it";
+    char *text = json ? cJSON_Print(json) : NULL;
+    const int rc = !text || gw_outfile_write(f, text, strlen(text), err, sizeof err) ||
+                   gw_outfile_write(f, "\n", 1, err, sizeof err) || gw_outfile_finish(f, err, sizeof err) ||
+                   gw_outfile_commit(f, err, sizeof err);
+    if (rc) fprintf(stderr, "gpuwitness bench: writing the %s: %s\n", what, err);
+    gw_outfile_discard(f);
+    cJSON_free(text);
+    return rc ? -1 : 0;
+}
+
+/* method.trace: null without --trace; else where, whether it was written, and why not. */
+static cJSON *trace_json(const gw_bench_trace *tr)
+{
+    if (!tr->path) return cJSON_CreateNull();
+    static const char *const status[] = {"skipped", "written", "skipped", "failed"}; /* pending: never reached */
+    cJSON *t = cJSON_CreateObject();
+    cJSON_AddStringToObject(t, "path", tr->path);
+    cJSON_AddStringToObject(t, "status", status[tr->status]);
+    if (tr->traced[0]) cJSON_AddStringToObject(t, "case", tr->traced);
+    else cJSON_AddNullToObject(t, "case");
+    if (tr->reason[0]) cJSON_AddStringToObject(t, "reason", tr->reason);
+    else cJSON_AddNullToObject(t, "reason");
+    cJSON_AddNumberToObject(t, "wait", tr->schedule.wait);
+    cJSON_AddNumberToObject(t, "warmup", tr->schedule.warmup);
+    cJSON_AddNumberToObject(t, "active", tr->schedule.active);
+    return t;
+}
+
+static cJSON *method_json(const gw_bench_run *run, const bench_options *o)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON *names = cJSON_CreateArray();
+    for (size_t k = 0; k < gw_kernel_count; k++)
+        if (o->selected >> k & 1u) cJSON_AddItemToArray(names, cJSON_CreateString(gw_kernels[k].info->name));
+    cJSON_AddItemToObject(m, "kernels", names);
+    cJSON_AddStringToObject(m, "size", run->tier_name);
+    cJSON_AddNumberToObject(m, "seed", (double)run->seed);
+    cJSON_AddNumberToObject(m, "reps", run->reps);
+    cJSON_AddBoolToObject(m, "reps_below_method_minimum", run->reps < GW_BENCH_METHOD_REPS);
+    cJSON_AddNumberToObject(m, "warmup", GW_BENCH_WARMUP);
+    cJSON_AddNumberToObject(m, "cpu_reps", run->cpu_reps);
+    cJSON_AddStringToObject(m, "statistic", "median of the repetitions, with min and max");
+    cJSON_AddStringToObject(m, "gpu_timer", "cudaEventElapsedTime around the timed calls on one stream");
+    cJSON_AddStringToObject(m, "cpu_timer", "CLOCK_MONOTONIC around each reference call");
+    if (run->gpu) {
+        cJSON_AddStringToObject(m, "l2_flush", "cudaMemsetAsync of twice the L2 size before every timed "
+                                "repetition, outside the events");
+        cJSON_AddNumberToObject(m, "l2_flush_bytes", (double)run->gpu->flush_bytes);
+    } else {
+        cJSON_AddStringToObject(m, "l2_flush", "none: the GPU part was skipped");
+        cJSON_AddNullToObject(m, "l2_flush_bytes");
+    }
+    cJSON_AddItemToObject(m, "trace", trace_json(&run->trace));
+    cJSON_AddStringToObject(m, "poison", "outputs filled with one of two poison patterns in turn before every "
+                            "repetition, outside the events; compared with the CPU reference after every loop");
+    return m;
+}
+
+static cJSON *roofline_json(const gw_bench_run *run)
+{
+    if (!run->gpu) return cJSON_CreateNull();
+    cJSON *r = cJSON_CreateObject();
+    cJSON *ms = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "implementation", "cudaMemcpyAsync device to device");
+    cJSON_AddNumberToObject(r, "buffer_bytes", (double)run->roofline.buffer_bytes);
+    cJSON_AddNumberToObject(r, "bytes_moved", 2.0 * (double)run->roofline.buffer_bytes);
+    cJSON_AddNumberToObject(ms, "min", run->roofline.ms.min);
+    cJSON_AddNumberToObject(ms, "median", run->roofline.ms.median);
+    cJSON_AddNumberToObject(ms, "max", run->roofline.ms.max);
+    cJSON_AddNumberToObject(ms, "reps", run->roofline.ms.count);
+    cJSON_AddItemToObject(r, "time_ms", ms);
+    cJSON_AddNumberToObject(r, "gbps", run->roofline.gbps);
+    return r;
+}
+
+/* Resolves the device; fills run->gpu_skip_reason when the GPU part is skipped. Returns 0, GW_EXIT_SKIP
+ * (an explicit cuda device is missing), or GW_EXIT_USAGE / GW_EXIT_FAIL (printed). */
+static int select_device(const bench_options *o, gw_device_choice *dev, gw_bench_run *run)
+{
+    const int sel = gw_cli_select_device("bench", o->device, dev);
+    if (sel == GW_EXIT_USAGE || sel == GW_EXIT_FAIL) return sel;
+    if (sel == GW_EXIT_SKIP || dev->fell_back)
+        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason, "no usable GPU: %s", dev->reason);
+    else if (dev->kind != GW_DEVICE_CUDA)
+        snprintf(run->gpu_skip_reason, sizeof run->gpu_skip_reason, "--device cpu");
+    if (run->gpu_skip_reason[0])
+        fprintf(stderr, "gpuwitness bench: GPU part skipped (%s): timing the CPU reference only\n",
+                run->gpu_skip_reason);
+    return sel;
+}
+
+/* The GPU context and the roofline; 0, or -1 (printed). run->gpu is set once the context is open. */
+static int open_gpu(gw_bench_run *run, gw_bench_gpu *gpu, int ordinal)
+{
+    char err[512];
+    if (gw_bench_gpu_open(gpu, ordinal, err, sizeof err)) {
+        fprintf(stderr, "gpuwitness bench: cuda:%d: %s\n", ordinal, err);
+        return -1;
+    }
+    run->gpu = gpu;
+    printf("bench: GPU part runs on cuda:%d (%s, compute capability %d.%d, %d SMs)\n", gpu->ordinal,
+           gpu->facts.name, gpu->facts.cc_major, gpu->facts.cc_minor, gpu->facts.sm_count);
+    gw_bench_progress(run, "copy roofline: device-to-device cudaMemcpyAsync, repetitions: %d", run->reps);
+    if (gw_bench_gpu_roofline(gpu, run->reps, &run->roofline, err, sizeof err)) {
+        fprintf(stderr, "gpuwitness bench: measuring the copy roofline: %s\n", err);
+        return -1;
+    }
+    printf("bench: copy roofline %.1f GB/s (cudaMemcpyAsync device to device, %zu MiB, read + write)\n",
+           run->roofline.gbps, run->roofline.buffer_bytes >> 20);
+    return 0;
+}
+
+/* The table and the guard after the cases; 0, or 1 when the guard failed or memory ran out. */
+static int report(gw_bench_run *run, const bench_options *o, cJSON **guard)
+{
+    int guard_failed = 0;
+    gw_bench_print_table(run);
+    *guard = gw_bench_guard(run, o->min_speedup, o->min_roofline, &guard_failed);
+    if (!*guard) {
+        fprintf(stderr, "gpuwitness bench: out of memory\n");
+        return 1;
+    }
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(*guard, "failures"))
+        fprintf(stderr, "gpuwitness bench: guard FAILED: %s\n", f->valuestring);
+    return guard_failed;
+}
+
+static cJSON *document(gw_bench_run *run, const bench_options *o, cJSON *guard, int failed)
+{
+    cJSON *doc = cJSON_CreateObject();
+    if (!doc) return NULL;
+    cJSON_AddStringToObject(doc, "schema", "gpuwitness-bench/1");
+    cJSON_AddItemToObject(doc, "environment", gw_bench_environment(run));
+    cJSON_AddItemToObject(doc, "method", method_json(run, o));
+    cJSON_AddItemToObject(doc, "roofline", roofline_json(run));
+    cJSON_AddItemReferenceToObject(doc, "measurements", run->measurements);
+    if (guard) cJSON_AddItemReferenceToObject(doc, "guard", guard);
+    else cJSON_AddNullToObject(doc, "guard"); /* the run stopped before the guard */
+    cJSON_AddStringToObject(doc, "result", failed ? "failed" : run->gpu ? "ok" : "gpu_skipped");
+    return doc;
+}
+
+static cJSON *manifest(gw_bench_run *run)
+{
+    cJSON *m = cJSON_CreateObject();
+    if (!m) return NULL;
+    cJSON_AddStringToObject(m, "schema", "gpuwitness-bench-inputs/1");
+    cJSON_AddStringToObject(m, "size", run->tier_name);
+    cJSON_AddNumberToObject(m, "seed", (double)run->seed);
+    cJSON_AddItemReferenceToObject(m, "cases", run->dumped);
+    return m;
+}
+
+int gw_cmd_bench(int argc, char **argv)
+{
+    bench_options o;
+    const int parsed = parse(argc, argv, &o);
+    if (parsed < 0) return GW_EXIT_OK; /* --help */
+    if (parsed != GW_EXIT_OK) return parsed;
+
+    gw_bench_run run;
+    memset(&run, 0, sizeof run);
+    run.tier = o.tier;
+    run.tier_name = tier_names[o.tier];
+    run.reps = (int)o.reps;
+    run.cpu_reps = (int)o.cpu_reps;
+    run.seed = o.seed;
+    run.dump_dir = o.dump_dir;
+    run.t0_ms = gw_cli_now_ms();
+    run.trace.path = o.trace;
+    run.trace.schedule = o.schedule;
+    gw_device_choice dev;
+    const int sel = select_device(&o, &dev, &run);
+    if (sel == GW_EXIT_USAGE || sel == GW_EXIT_FAIL) return sel;
+    gw_outfile json_file = GW_OUTFILE_INIT, manifest_file = GW_OUTFILE_INIT;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", o.dump_dir ? o.dump_dir : ".");
+    if ((o.json && open_output(&json_file, o.json, "--json")) || (o.trace && !trace_writable(o.trace)) ||
+        (o.dump_dir && (prepare_dump_dir(o.dump_dir) || open_output(&manifest_file, path, "--dump-inputs")))) {
+        gw_outfile_discard(&json_file);
+        return GW_EXIT_USAGE;
+    }
+    if (run.reps < GW_BENCH_METHOD_REPS)
+        fprintf(stderr, "gpuwitness bench: --reps %d is below the method's %d repetitions: a smoke run, not a "
+                "measurement\n", run.reps, GW_BENCH_METHOD_REPS);
+
+    gw_bench_gpu gpu;
+    int failed = 0;
+    run.measurements = cJSON_CreateArray();
+    run.dumped = cJSON_CreateArray();
+    if (!run.measurements || !run.dumped) {
+        fprintf(stderr, "gpuwitness bench: out of memory\n");
+        failed = 1;
+    } else if (sel == 0 && dev.kind == GW_DEVICE_CUDA) {
+        failed = open_gpu(&run, &gpu, dev.ordinal) != 0;
+    } else {
+        printf("bench: GPU part skipped (%s); CPU reference only\n", run.gpu_skip_reason);
+    }
+    for (size_t k = 0; k < gw_kernel_count && !failed; k++)
+        if ((o.selected >> k & 1u) && gw_kernels[k].bench(&run)) failed = 1;
+    cJSON *guard = NULL;
+    if (!failed) failed = report(&run, &o, &guard);
+    if (run.failures) failed = 1;
+    gw_bench_trace *tr = &run.trace;
+    if (tr->path && tr->status == GW_BENCH_TRACE_PENDING) {
+        tr->status = GW_BENCH_TRACE_SKIPPED;
+        snprintf(tr->reason, sizeof tr->reason, "%s", run.gpu ? "no GPU case ran to the end" : run.gpu_skip_reason);
+    }
+    if (tr->status == GW_BENCH_TRACE_SKIPPED)
+        fprintf(stderr, "gpuwitness bench: --trace skipped: %s; %s not written\n", tr->reason, tr->path);
+    if (tr->status == GW_BENCH_TRACE_FAILED) {
+        fprintf(stderr, "gpuwitness bench: --trace FAILED: %s; %s not written\n", tr->reason, tr->path);
+        failed = 1;
+    }
+
+    if (o.json) {
+        cJSON *doc = document(&run, &o, guard, failed);
+        if (finish_output(&json_file, doc, "--json file")) failed = 1;
+        cJSON_Delete(doc);
+    }
+    if (o.dump_dir) {
+        cJSON *m = manifest(&run);
+        if (finish_output(&manifest_file, m, "--dump-inputs manifest")) failed = 1;
+        cJSON_Delete(m);
+    }
+    cJSON_Delete(guard);
+    cJSON_Delete(run.measurements);
+    cJSON_Delete(run.dumped);
+    char err[512];
+    if (run.gpu && gw_bench_gpu_close(run.gpu, err, sizeof err)) {
+        fprintf(stderr, "gpuwitness bench: %s\n", err);
+        failed = 1;
+    }
+    if (failed) {
+        printf("bench: FAILED%s\n", run.failures ? ": see the FAILED lines above" : "");
+        return GW_EXIT_FAIL;
+    }
+    const int guard_requested = o.min_speedup >= 0 || o.min_roofline >= 0;
+    if (!run.gpu && (guard_requested || sel == GW_EXIT_SKIP)) {
+        printf("bench: GPU part skipped (exit 77): %s; the CPU reference was timed\n", run.gpu_skip_reason);
+        return GW_EXIT_SKIP;
+    }
+    if (tr->status == GW_BENCH_TRACE_SKIPPED) { /* a requested output is missing: skipped, never passed */
+        printf("bench: trace skipped (exit 77): %s; the benchmark itself ran\n", tr->reason);
+        return GW_EXIT_SKIP;
+    }
+    printf("bench: ok%s\n", run.gpu ? "" : " on the CPU only (the GPU part was skipped)");
+    return GW_EXIT_OK;
+}

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT
+ * gpuwitness run ex2d_patch: spectroperfectionism extraction (specs/ex2d_patch.md) of a synthetic r-camera frame,
+ * or a fibre and wavelength subset of it, on the selected device. Everything is checked before anything is
+ * written: the command line and the frame configuration, the output directory, the extraction (on the GPU:
+ * the validation verdict, every stage's witness, and up to VERIFY_MAX_PATCHES patches the CPU reference at
+ * the tolerances of §8.3). The outputs are staged as temporary files and renamed only when all were written.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "ex2d_patch_ref.h"
+#include "ex2d_patch_host.h"
+#include "gw_kernel.h"
+#include "gw_npy.h"
+
+/* One subbundle (tier L): the CPU reference takes seconds; beyond that the GPU result is checked by its
+ * witness and its statuses only. */
+#define VERIFY_MAX_PATCHES 47
+
+static const char *const run_value_options[] = {"--tier", "--fibres", "--waves", "--threads", "--seed", "--out-dir",
+                                                NULL};
+static const char *const aliases[] = {"ex2d", NULL};
+
+const gw_kernel_info gw_ex2d_patch_info = {
+    .name = "ex2d_patch",
+    .aliases = aliases,
+    .run_usage = "gpuwitness run ex2d_patch [--tier S|M|L|XL|frame] [--fibres F:C] [--waves W:C] [--device D]\n"
+                 "                          [--threads N] [--seed N] --out-dir DIR\n"
+                 "  spectroperfectionism extraction of a synthetic DESI frame (alias: ex2d)",
+    .run_value_options = run_value_options,
+    .check_help = "realistic: a synthetic r-camera subbundle, 5 fibres x 2326 bins, 47 patches, with noise\n"
+                  "(small: one noiseless 7 x 74 patch). The CPU reference on 1 thread and all cores (identical\n"
+                  "bytes) and against the known truth; two GPU calls (batches from free memory, then of 16),\n"
+                  "compared within the FP64 tolerances of docs/ex2d_patch.md (not bit for bit), every stage\n"
+                  "witnessed.",
+    .bench_help = "synthetic r-camera frames: tier S (smoke; small adds M), M (one 7x74 patch), L (one\n"
+                  "subbundle, 47 patches) and a full frame (4,700 patches; realistic, full; full adds one\n"
+                  "bundle); kernel time is K1 + ex2d_patches_launch on resident inputs, outputs checked with\n"
+                  "the tolerances of docs/ex2d_patch.md; a FLOP model, and % of an FP64 FMA rate reference\n"
+                  "(which --min-roofline reads for it instead of the copy roofline)",
+    .trace_help = "tier M: one noiseless 7 x 74 patch (K1 and the six per-batch stages once)",
+};
+
+static const char ex2d_help[] =
+    "usage: gpuwitness run ex2d_patch [--tier S|M|L|XL|frame] [--fibres FIRST:COUNT] [--waves FIRST:COUNT]\n"
+    "                           [--device cuda|cuda:N|cpu|auto] [--threads N] [--seed N] --out-dir DIR\n"
+    "\n"
+    "Extracts 1D spectra from a synthetic DESI r-camera frame by spectroperfectionism (specs/ex2d_patch.md):\n"
+    "the frame is synthesised on the host, cut into patches of 5 fibres x 50 bins (plus padding), and every\n"
+    "patch is solved in FP64. On the GPU: K1 over the PSF table, then K3..K7 in batches sized from free device\n"
+    "memory, each stage's witness checked, and up to 47 patches the result compared with the CPU reference\n"
+    "(specs/ex2d_patch.md 8.3); on the CPU: the reference, threads over patches.\n"
+    "\n"
+    "options:\n"
+    "  --tier T         S (1 patch, 1 fibre x 10 bins, noiseless), M (1 patch, 5 fibres x 50 bins, noiseless),\n"
+    "                   L (default: one subbundle, fibres 5..9, all 2326 bins, 47 patches, with noise),\n"
+    "                   XL (one bundle, fibres 0..24, 235 patches) or frame (500 fibres, 4700 patches)\n"
+    "  --fibres F:C     core fibres F..F+C-1 of the camera's 500 instead of the tier's\n"
+    "  --waves W:C      core wavelength bins W..W+C-1 of the camera's 2326 instead of the tier's\n"
+    "  --device D       cuda, cuda:N, cpu or auto (default: $GW_DEVICE, else auto; auto without a GPU runs the\n"
+    "                   CPU reference and says so on stderr)\n"
+    "  --threads N      CPU threads for the synthesis and the reference (default 0: every core)\n"
+    "  --seed N         noise seed (default: the synthetic frame's, 0x5eed2d)\n"
+    "  --out-dir DIR    where the outputs go (must exist):\n"
+    "                   flux.npy, ivar.npy  float64 [nspec][nwave]\n"
+    "                   rdiags.npy          float64 [nspec][11][nwave] (resolution diagonals, offsets 5..-5)\n"
+    "                   info.npy            int32 [npatch][4]: status (0 ok, 1 not positive definite, 2 Jacobi\n"
+    "                                       not converged), clipped eigenvalues, Jacobi sweeps min and max\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "A progress line (patches done, patches/s) goes to stderr every 2 s on long runs. Every output is written\n"
+    "to a temporary file beside it and renamed only when all were written; nothing is written on any error.\n"
+    "\n"
+    "exit status: 0 written; 1 extraction failed (validation, mismatch, witness violation, CUDA error), write\n"
+    "error, or no GPU under GW_REQUIRE_GPU=1; 2 bad usage (unknown option, bad value, bad frame configuration,\n"
+    "missing --out-dir); 77 --device cuda or cuda:N without a usable GPU (GW_REQUIRE_GPU unset): nothing\n"
+    "written.\n";
+
+typedef struct ex2d_opts {
+    const char *device, *out_dir, *tier_name;
+    int tier;
+    int fibre_first, nfibre, wave_first, nwave; /* nfibre / nwave 0: the tier's */
+    int threads;
+    int have_seed;
+    uint64_t seed;
+} ex2d_opts;
+
+static int parse_tier(const char *text, int *tier)
+{
+    static const struct {
+        const char *name;
+        int tier;
+    } tiers[] = {{"S", EX2D_TIER_S}, {"M", EX2D_TIER_M}, {"L", EX2D_TIER_L}, {"XL", EX2D_TIER_XL_BUNDLE},
+                 {"frame", EX2D_TIER_XL_FRAME}};
+    for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++) {
+        if (!strcasecmp(text, tiers[i].name)) {
+            *tier = tiers[i].tier;
+            return 0;
+        }
+    }
+    fprintf(stderr, "gpuwitness run ex2d_patch: --tier '%s': must be S, M, L, XL or frame\n", text);
+    return -1;
+}
+
+/* "FIRST:COUNT", FIRST >= 0, COUNT >= 1; -1 with the message printed. */
+static int parse_range(const char *flag, const char *text, int *first, int *count)
+{
+    char *end = NULL;
+    errno = 0;
+    const long a = strtol(text, &end, 10);
+    long b = -1;
+    if (!errno && end != text && *end == ':' && a >= 0 && a <= INT_MAX) {
+        const char *rest = end + 1;
+        b = strtol(rest, &end, 10);
+        if (errno || end == rest || *end || b < 1 || b > INT_MAX) b = -1;
+    }
+    if (b < 1 || text[0] == '-') {
+        fprintf(stderr, "gpuwitness run ex2d_patch: %s '%s': must be FIRST:COUNT, whole numbers, FIRST >= 0 and COUNT >= 1\n",
+                flag, text);
+        return -1;
+    }
+    *first = (int)a;
+    *count = (int)b;
+    return 0;
+}
+
+static int parse_number(const char *flag, const char *text, unsigned long long max, unsigned long long *value)
+{
+    unsigned long long v = 0;
+    if (gw_cli_parse_u64(text, max, &v)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: %s '%s': must be a whole number from 0 to %llu\n", flag, text, max);
+        return -1;
+    }
+    *value = v;
+    return 0;
+}
+
+/* The tier's configuration with the options applied; GW_EXIT_USAGE with the rule printed. */
+static int build_config(const ex2d_opts *o, ex2d_frame_config *cfg)
+{
+    if (ex2d_frame_config_tier(cfg, o->tier)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: --tier %s: unknown tier\n", o->tier_name);
+        return GW_EXIT_USAGE;
+    }
+    if (o->nfibre) cfg->fibre_first = o->fibre_first, cfg->nfibre = o->nfibre;
+    if (o->nwave) cfg->wave_first = o->wave_first, cfg->nwave = o->nwave;
+    if (o->have_seed) cfg->seed = o->seed;
+    cfg->nthreads = o->threads;
+    const char *why = ex2d_frame_config_check(cfg);
+    if (why) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: tier %s%s%s: %s\n", o->tier_name, o->nfibre ? " with --fibres" : "",
+                o->nwave ? " with --waves" : "", why);
+        return GW_EXIT_USAGE;
+    }
+    return GW_EXIT_OK;
+}
+
+/* ---- writing ---- */
+
+enum { OUT_FLUX, OUT_IVAR, OUT_RDIAGS, OUT_INFO, N_OUT };
+
+static int write_outputs(const char *dir, const ex2d_frame *f, const ex2d_outputs *r)
+{
+    static const char *const names[N_OUT] = {"flux.npy", "ivar.npy", "rdiags.npy", "info.npy"};
+    const ex2d_params *p = &f->params;
+    const int64_t frame[2] = {p->nspec_out, p->nwave_out};
+    const int64_t rdiag[3] = {p->nspec_out, 2 * p->ndiag + 1, p->nwave_out};
+    const int64_t info[2] = {f->npatch, 4}; /* ex2d_patch_info: four int32 fields */
+    const struct {
+        gw_npy_dtype dtype;
+        int ndim;
+        const int64_t *shape;
+        const void *data;
+    } outs[N_OUT] = {{GW_NPY_F8, 2, frame, r->flux},
+                     {GW_NPY_F8, 2, frame, r->ivar},
+                     {GW_NPY_F8, 3, rdiag, r->rdiags},
+                     {GW_NPY_I4, 2, info, r->info}};
+    gw_outfile staged[N_OUT] = {GW_OUTFILE_INIT, GW_OUTFILE_INIT, GW_OUTFILE_INIT, GW_OUTFILE_INIT};
+    char path[N_OUT][4096], err[1024];
+    int rc = GW_EXIT_OK, written = 0;
+    for (int i = 0; i < N_OUT && rc == GW_EXIT_OK; i++) {
+        snprintf(path[i], sizeof path[i], "%s/%s", dir, names[i]);
+        if (gw_npy_stage(&staged[i], path[i], outs[i].dtype, outs[i].ndim, outs[i].shape, outs[i].data, err,
+                         sizeof err)) {
+            fprintf(stderr, "gpuwitness run ex2d_patch: %s%s\n", err,
+                    strstr(err, "nothing written") ? "" : "; nothing written");
+            rc = GW_EXIT_FAIL;
+        }
+    }
+    for (int i = 0; i < N_OUT; i++) {
+        if (rc == GW_EXIT_OK && gw_outfile_commit(&staged[i], err, sizeof err)) {
+            fprintf(stderr, "gpuwitness run ex2d_patch: %s (%d of %d outputs were renamed into place before this one)\n",
+                    err, written, N_OUT);
+            rc = GW_EXIT_FAIL;
+        } else if (rc == GW_EXIT_OK) {
+            written++;
+            printf("  wrote %s\n", path[i]);
+        }
+        gw_outfile_discard(&staged[i]);
+    }
+    return rc;
+}
+
+/* ---- computing ---- */
+
+static int compute_on_gpu(const ex2d_frame *f, int ordinal, int threads, ex2d_outputs *out)
+{
+    char err[1024], msg[2048];
+    gw_ex2d_gpu_result res;
+    gw_ex2d_progress pr;
+    gw_ex2d_progress_start(&pr, "gpuwitness run ex2d_patch", f->npatch, 1);
+    if (gw_ex2d_gpu_run(ordinal, f, 0, out, &res, &pr, err, sizeof err)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: cuda:%d: %s; nothing written\n", ordinal, err);
+        return GW_EXIT_FAIL;
+    }
+    if (res.check.code != EX2D_OK) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: the device validation rejected patch %d: %s; nothing written\n",
+                res.check.patch, ex2d_error_str(res.check.code));
+        return GW_EXIT_FAIL;
+    }
+    printf("  gpu:      %.1f ms incl. transfers, kernels %.2f ms (%d batch(es) of up to %d patches); %.1f "
+           "patches/s\n", res.ms_end_to_end, res.ms_kernel, res.batches, res.max_batch,
+           res.ms_end_to_end > 0 ? f->npatch / (res.ms_end_to_end / 1e3) : 0.0);
+    gw_ex2d_print_witness(&res, "  ");
+    if (res.witness_violations) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: %d witness violation(s): the witness does not prove the GPU computed "
+                "this; nothing written\n", res.witness_violations);
+        return GW_EXIT_FAIL;
+    }
+    if (f->npatch > VERIFY_MAX_PATCHES) {
+        printf("  result:   witness checks out; not compared with ex2d_ref (more than %d patches)\n",
+               VERIFY_MAX_PATCHES);
+        return GW_EXIT_OK;
+    }
+    ex2d_outputs ref;
+    if (ex2d_ref_outputs_alloc(&f->params, f->npatch, &ref)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: out of memory for the reference's outputs; nothing written\n");
+        return GW_EXIT_FAIL;
+    }
+    double ms = 0;
+    int rc = GW_EXIT_OK;
+    gw_ex2d_out_poison(f, &ref, 0xFF);
+    if (gw_ex2d_cpu_run(f, threads, &ref, NULL, &ms, err, sizeof err)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: %s; nothing written\n", err);
+        rc = GW_EXIT_FAIL;
+    } else if (gw_ex2d_compare(f, out, &ref, 0, msg, sizeof msg)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: the GPU result differs from ex2d_ref: %s; nothing written\n", msg);
+        rc = GW_EXIT_FAIL;
+    } else {
+        printf("  result:   within specs/ex2d_patch.md 8.3 of ex2d_ref (%.1f ms on the CPU), witness checks out\n",
+               ms);
+    }
+    ex2d_ref_outputs_free(&ref);
+    return rc;
+}
+
+static int compute_on_cpu(const ex2d_frame *f, int threads, ex2d_outputs *out)
+{
+    char err[1024];
+    double ms = 0;
+    gw_ex2d_progress pr;
+    gw_ex2d_progress_start(&pr, "gpuwitness run ex2d_patch", f->npatch, 1);
+    gw_ex2d_out_poison(f, out, 0xFF);
+    if (gw_ex2d_cpu_run(f, threads, out, &pr, &ms, err, sizeof err)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: %s; nothing written\n", err);
+        return GW_EXIT_FAIL;
+    }
+    printf("  cpu:      ex2d_ref %.1f ms (%.2f patches/s)\n", ms, ms > 0 ? f->npatch / (ms / 1e3) : 0.0);
+    return GW_EXIT_OK;
+}
+
+static int run_ex2d(const ex2d_opts *o, const ex2d_frame_config *cfg, const gw_device_choice *dev)
+{
+    ex2d_frame f;
+    const double t0 = gw_cli_now_ms();
+    const int made = ex2d_frame_make(cfg, &f);
+    if (made) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: synthesising the frame: %s; nothing written\n",
+                ex2d_synth_error_str(made));
+        return GW_EXIT_FAIL;
+    }
+    const double synth_ms = gw_cli_now_ms() - t0;
+    const ex2d_params *p = &f.params;
+    printf("gpuwitness run ex2d_patch: tier %s, fibres %d..%d, bins %d..%d: %d patch(es), n <= %d, image %dx%d, seed "
+           "0x%llx (synthesised in %.0f ms)\n", o->tier_name, cfg->fibre_first, cfg->fibre_first + cfg->nfibre - 1,
+           cfg->wave_first, cfg->wave_first + cfg->nwave - 1, f.npatch, p->max_nspecpad * p->m, p->npix_x, p->npix_y,
+           (unsigned long long)cfg->seed, synth_ms);
+    const int gpu = dev->kind == GW_DEVICE_CUDA;
+    if (gpu) printf("  device:   cuda:%d\n", dev->ordinal);
+    else printf("  device:   cpu (ex2d_ref%s)\n", dev->fell_back ? ", no usable GPU" : ", --device cpu");
+    ex2d_outputs out;
+    if (ex2d_ref_outputs_alloc(p, f.npatch, &out)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: out of memory for the outputs; nothing written\n");
+        ex2d_frame_free(&f);
+        return GW_EXIT_FAIL;
+    }
+    int rc = gpu ? compute_on_gpu(&f, dev->ordinal, o->threads, &out) : compute_on_cpu(&f, o->threads, &out);
+    if (rc == GW_EXIT_OK) {
+        int first = -1;
+        const int failed = gw_ex2d_failed_patches(&f, &out, &first);
+        if (failed)
+            fprintf(stderr, "gpuwitness run ex2d_patch: %d of %d patches failed (their core is 0), the first, patch %d: "
+                    "%s\n", failed, f.npatch, first, ex2d_patch_status_str(out.info[first].status));
+        rc = write_outputs(o->out_dir, &f, &out);
+    }
+    ex2d_ref_outputs_free(&out);
+    ex2d_frame_free(&f);
+    return rc;
+}
+
+int gw_ex2d_patch_run(int argc, char **argv)
+{
+    ex2d_opts o = {.tier_name = "L", .tier = EX2D_TIER_L};
+    const char *extra = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int m = 0, bad = 0;
+        unsigned long long n = 0;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(ex2d_help, stdout);
+            return GW_EXIT_OK;
+        }
+        if (a[0] != '-' || !a[1]) {
+            if (!extra) extra = a;
+            continue;
+        }
+        if ((m = gw_cli_option(argc, argv, &i, "run ex2d_patch", "--device", &v)) > 0) {
+            o.device = v;
+        } else if (!m && (m = gw_cli_option(argc, argv, &i, "run ex2d_patch", "--out-dir", &v)) > 0) {
+            o.out_dir = v;
+        } else if (!m && (m = gw_cli_option(argc, argv, &i, "run ex2d_patch", "--tier", &v)) > 0) {
+            o.tier_name = v;
+            bad = parse_tier(v, &o.tier);
+        } else if (!m && (m = gw_cli_option(argc, argv, &i, "run ex2d_patch", "--fibres", &v)) > 0) {
+            bad = parse_range("--fibres", v, &o.fibre_first, &o.nfibre);
+        } else if (!m && (m = gw_cli_option(argc, argv, &i, "run ex2d_patch", "--waves", &v)) > 0) {
+            bad = parse_range("--waves", v, &o.wave_first, &o.nwave);
+        } else if (!m && (m = gw_cli_option(argc, argv, &i, "run ex2d_patch", "--threads", &v)) > 0) {
+            bad = parse_number("--threads", v, 1024, &n);
+            o.threads = (int)n;
+        } else if (!m && (m = gw_cli_option(argc, argv, &i, "run ex2d_patch", "--seed", &v)) > 0) {
+            bad = parse_number("--seed", v, UINT64_MAX, &n);
+            o.seed = n;
+            o.have_seed = 1;
+        } else if (!m) {
+            fprintf(stderr, "gpuwitness run ex2d_patch: unknown option '%s': options are --tier, --fibres, --waves, "
+                    "--device, --threads, --seed, --out-dir, --help\n", a);
+            return GW_EXIT_USAGE;
+        }
+        if (m < 0 || bad) return GW_EXIT_USAGE;
+    }
+    if (extra) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: unexpected argument '%s': the frame is synthetic, ex2d takes options "
+                "only\n", extra);
+        return GW_EXIT_USAGE;
+    }
+    if (!o.out_dir) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: missing --out-dir DIR: where flux.npy, ivar.npy, rdiags.npy and "
+                "info.npy go\n");
+        return GW_EXIT_USAGE;
+    }
+    struct stat st;
+    if (stat(o.out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: --out-dir '%s': not an existing directory (create it first)\n",
+                o.out_dir);
+        return GW_EXIT_USAGE;
+    }
+    ex2d_frame_config cfg;
+    int rc = build_config(&o, &cfg);
+    if (rc != GW_EXIT_OK) return rc;
+
+    gw_device_choice dev;
+    rc = gw_cli_select_device("run", o.device, &dev);
+    if (rc == GW_EXIT_SKIP) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: no usable GPU for --device %s: %s; nothing written (exit 77; "
+                "--device auto would run ex2d_ref on the CPU)\n", gw_cli_effective_device(o.device), dev.reason);
+        return rc;
+    }
+    if (rc != GW_EXIT_OK) return rc;
+    if (dev.fell_back)
+        fprintf(stderr, "gpuwitness run ex2d_patch: no usable GPU: %s; running ex2d_ref on the CPU instead (auto)\n",
+                dev.reason);
+    return run_ex2d(&o, &cfg, &dev);
+}
