@@ -29,6 +29,20 @@
 
 #include <stdint.h>
 
+/* GW_HAVE_CUDA_RUNTIME: defined when the CUDA runtime headers can be included. Kernel headers declare their
+ * types and checks as plain C for everyone and their launchers only under it, so that a CPU reference
+ * includes the same header where no CUDA toolkit is installed. Defined once here, for every kernel. */
+#if defined(__CUDACC__)
+#define GW_HAVE_CUDA_RUNTIME 1
+#elif defined(__has_include) /* nested: a compiler without __has_include must not parse the call */
+#if __has_include(<cuda_runtime_api.h>)
+#define GW_HAVE_CUDA_RUNTIME 1
+#endif
+#endif
+#ifdef GW_HAVE_CUDA_RUNTIME
+#include <cuda_runtime_api.h>
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

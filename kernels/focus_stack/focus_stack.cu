@@ -558,43 +558,46 @@ __global__ void __launch_bounds__(GEN_THREADS)
  * Launcher
  * ------------------------------------------------------------------------------------------------------- */
 
-extern "C" int focus_stack_launch(focus_stack_params p, const uint16_t *d_in, uint8_t *d_idx, uint16_t *d_ff,
-                                  float *d_best, float *d_focus, gw_witness *d_witness, cudaStream_t stream)
+extern "C" cudaError_t focus_stack_launch(const focus_stack_params *p, const uint16_t *d_in, uint8_t *d_idx,
+                                          uint16_t *d_ff, float *d_best, float *d_focus, gw_witness *d_witness,
+                                          cudaStream_t stream)
 {
-    const int rc = focus_stack_check(p, d_in, d_idx, d_ff);
-    if (rc != FOCUS_STACK_OK) return rc;
+    if (focus_stack_check(p, d_in, d_idx, d_ff) != FOCUS_STACK_OK) return cudaErrorInvalidValue;
+    /* An error already pending belongs to an earlier call: return it untouched, before enqueuing anything,
+     * so that it is never taken for this launch's and no launch is left half-done. */
+    cudaError_t err = cudaPeekAtLastError();
+    if (err != cudaSuccess) return err;
 
-    const bool fast = p.ksize == 3 && p.measure == FOCUS_STACK_LOG_ABS && p.border == FOCUS_STACK_BORDER_ZERO &&
-                      p.window <= 1 && p.y < FAST_MAX_DIM && p.x < FAST_MAX_DIM;
+    const bool fast = p->ksize == 3 && p->measure == FOCUS_STACK_LOG_ABS && p->border == FOCUS_STACK_BORDER_ZERO &&
+                      p->window <= 1 && p->y < FAST_MAX_DIM && p->x < FAST_MAX_DIM;
     const void *kernel = !fast ? (const void *)focus_stack_general_kernel
                          : d_focus ? (const void *)focus_stack_fast_focus_kernel
                                    : (const void *)focus_stack_fast_kernel;
     const int threads = fast ? FAST_THREADS : GEN_THREADS;
     const unsigned long long tile_x = fast ? FAST_TILE_X : GEN_TILE, tile_y = fast ? FAST_TILE_Y : GEN_TILE;
-    const unsigned long long tiles_x = ((unsigned long long)p.x + tile_x - 1) / tile_x;
-    const unsigned long long tiles_y = ((unsigned long long)p.y + tile_y - 1) / tile_y;
-    const unsigned long long n_tiles = (unsigned long long)p.n * tiles_y * tiles_x; /* <= n*y*x < 2^62 */
+    const unsigned long long tiles_x = ((unsigned long long)p->x + tile_x - 1) / tile_x;
+    const unsigned long long tiles_y = ((unsigned long long)p->y + tile_y - 1) / tile_y;
+    const unsigned long long n_tiles = (unsigned long long)p->n * tiles_y * tiles_x; /* <= n*y*x < 2^62 */
 
-    /* Enough blocks to fill the device once; each block strides over tiles. */
+    /* Enough blocks to fill the (current) device once; each block strides over tiles. */
     int device = 0, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) != cudaSuccess)
-        return FOCUS_STACK_ERR_CUDA;
+    if ((err = cudaGetDevice(&device)) != cudaSuccess ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) != cudaSuccess ||
+        (err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0)) != cudaSuccess)
+        return err;
     if (sms < 1) sms = 1;
     if (per_sm < 1) per_sm = 1;
     const unsigned long long cap = (unsigned long long)sms * (unsigned long long)per_sm;
     const unsigned blocks = (unsigned)(n_tiles < cap ? n_tiles : cap);
 
     if (!fast)
-        focus_stack_general_kernel<<<blocks, GEN_THREADS, 0, stream>>>(p, d_in, d_idx, d_ff, d_best, d_focus,
+        focus_stack_general_kernel<<<blocks, GEN_THREADS, 0, stream>>>(*p, d_in, d_idx, d_ff, d_best, d_focus,
                                                                        tiles_x, tiles_y, n_tiles, d_witness);
     else if (d_focus)
         focus_stack_fast_focus_kernel<<<blocks, FAST_THREADS, 0, stream>>>(
-            d_in, d_idx, d_ff, d_best, d_focus, p.z, p.y, p.x, tiles_x, tiles_y, n_tiles, d_witness);
+            d_in, d_idx, d_ff, d_best, d_focus, p->z, p->y, p->x, tiles_x, tiles_y, n_tiles, d_witness);
     else
-        focus_stack_fast_kernel<<<blocks, FAST_THREADS, 0, stream>>>(d_in, d_idx, d_ff, d_best, p.z, p.y, p.x,
+        focus_stack_fast_kernel<<<blocks, FAST_THREADS, 0, stream>>>(d_in, d_idx, d_ff, d_best, p->z, p->y, p->x,
                                                                      tiles_x, tiles_y, n_tiles, d_witness);
-    /* Peek, not get: FOCUS_STACK_ERR_CUDA promises that the caller's cudaGetLastError names the cause. */
-    return cudaPeekAtLastError() == cudaSuccess ? FOCUS_STACK_OK : FOCUS_STACK_ERR_CUDA;
+    return cudaGetLastError(); /* this launch's error only: nothing was pending on entry */
 }

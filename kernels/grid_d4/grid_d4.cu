@@ -230,8 +230,12 @@ extern "C" cudaError_t grid_d4_launch(const grid_d4_params *p, const uint8_t *d_
                 ranges_overlap(arrays[a].ptr, arrays[a].bytes, arrays[b].ptr, arrays[b].bytes))
                 return cudaErrorInvalidValue;
 
-    int device = 0, sms = 0;
-    cudaError_t err = cudaGetDevice(&device);
+    /* An error already pending belongs to an earlier call: return it untouched, before enqueuing anything,
+     * so that it is never taken for this launch's and no launch is left half-done. */
+    cudaError_t err = cudaPeekAtLastError();
+    if (err != cudaSuccess) return err;
+    int device = 0, sms = 0; /* the current device's: the stream must belong to it */
+    err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (err != cudaSuccess) return err;
 

@@ -13,17 +13,19 @@
  *   out_width[k]. Offsets need no alignment, order or contiguity; bytes of out outside all grids are
  *   never written. in/out must not overlap, and no output array may overlap any other array.
  *
- * Stream and determinism. grid_d4_launch only enqueues work on `stream` (a status reset, a validation
- *   pass unless GRID_D4_PREVALIDATED, the transform); it never allocates, synchronises or reads device
- *   data on the host. Results are bit-identical to grid_d4_ref and deterministic.
+ * Stream and determinism. grid_d4_launch only enqueues work on `stream`, which must belong to the current
+ *   device (a status reset, a validation pass unless GRID_D4_PREVALIDATED, the transform); it never
+ *   allocates, synchronises or reads device data on the host. Results are bit-identical to grid_d4_ref and
+ *   deterministic.
  * Tolerance: exact (memcmp of out, gaps included, and of both shape arrays).
  *
  * Errors. Arguments the host can see (NULL pointers, batch_op out of 0..7, unknown flags, overlapping
  *   arrays) return cudaErrorInvalidValue and enqueue nothing; grid_d4_validate() says which rule.
  *   Metadata errors are found on the device: the status record gets the code and the lowest offending
  *   grid index (per-grid rules before overlap; overlap checked between consecutive entries with
- *   offset[k] <= offset[k+1]) and then nothing is written. Read it after your own synchronisation.
- *   Otherwise the result of cudaGetLastError() after the launches is returned.
+ *   offset[k] <= offset[k+1]) and then nothing is written. Read it after your own synchronisation. A CUDA
+ *   error already pending on entry (cudaPeekAtLastError) is returned untouched before anything is enqueued;
+ *   otherwise the result of the launches (cudaGetLastError) is returned.
  * Witness. d_witness (NULL: off) records one launch (the transform) whose items are the cells written:
  *   sum of height*width, or 0 when the status record holds an error.
  *
@@ -45,28 +47,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The types below are plain C; the launcher needs the CUDA runtime headers. The CPU reference includes
- * this header without them (it must build where no CUDA toolkit is installed). */
-#if defined(__CUDACC__)
-#define GRID_D4_HAVE_CUDA_RUNTIME 1
-#elif defined(__has_include) /* nested: a compiler without __has_include must not parse the call */
-#if __has_include(<cuda_runtime_api.h>)
-#define GRID_D4_HAVE_CUDA_RUNTIME 1
-#endif
-#endif
-#ifdef GRID_D4_HAVE_CUDA_RUNTIME
-#include <cuda_runtime_api.h>
-#endif
-
-#include "gw_witness.h"
+#include "gw_witness.h" /* the witness record, and the CUDA runtime headers where they exist */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define GRID_D4_MAX_DIM 255
+#define GRID_D4_MAX_DIM 255     /* the largest height or width */
 #define GRID_D4_PREVALIDATED 1u /* flags: metadata passed grid_d4_validate, skip the device check */
 
+/* The eight ops, numbered 4*swap + 2*fr + fc (the table above). */
 typedef enum grid_d4_op {
     GRID_D4_IDENTITY = 0,
     GRID_D4_VMIRROR = 1,
@@ -78,17 +68,19 @@ typedef enum grid_d4_op {
     GRID_D4_CMIRROR = 7
 } grid_d4_op;
 
+/* The rules a batch can break, in the order they are checked; grid_d4_status_str says each in words. */
 typedef enum grid_d4_status {
     GRID_D4_OK = 0,
-    GRID_D4_ERR_NULL = 1,
-    GRID_D4_ERR_OP = 2,
-    GRID_D4_ERR_ALIAS = 3,
-    GRID_D4_ERR_EMPTY = 4,
-    GRID_D4_ERR_TOO_LARGE = 5,
-    GRID_D4_ERR_BOUNDS = 6,
-    GRID_D4_ERR_OVERLAP = 7
+    GRID_D4_ERR_NULL = 1,      /* a required pointer is NULL */
+    GRID_D4_ERR_OP = 2,        /* an op outside 0..7 */
+    GRID_D4_ERR_ALIAS = 3,     /* arrays overlap */
+    GRID_D4_ERR_EMPTY = 4,     /* a grid with height or width 0 */
+    GRID_D4_ERR_TOO_LARGE = 5, /* a grid with height or width above GRID_D4_MAX_DIM */
+    GRID_D4_ERR_BOUNDS = 6,    /* a grid past buf_bytes */
+    GRID_D4_ERR_OVERLAP = 7    /* two grids share bytes */
 } grid_d4_status;
 
+/* One call's batch: how many grids, the buffers' size, the op when there is no per-grid ops array. */
 typedef struct grid_d4_params {
     size_t n_grids;     /* 0 enqueues nothing and returns success */
     uint64_t buf_bytes; /* size of each cell buffer, in and out */
@@ -102,19 +94,22 @@ typedef struct grid_d4_status_record {
     unsigned long long packed;
 } grid_d4_status_record;
 
-#define GRID_D4_STATUS_NONE 0xFFFFFFFFFFFFFFFFull
-#define GRID_D4_STATUS_OVERLAP_BIT (1ull << 63)
+#define GRID_D4_STATUS_NONE 0xFFFFFFFFFFFFFFFFull /* the record's value when no grid broke a rule */
+#define GRID_D4_STATUS_OVERLAP_BIT (1ull << 63)   /* set in the record for GRID_D4_ERR_OVERLAP */
 
+/* The code a status record holds (GRID_D4_OK when none). */
 static inline grid_d4_status grid_d4_status_record_code(const grid_d4_status_record *r)
 {
     return r->packed == GRID_D4_STATUS_NONE ? GRID_D4_OK : (grid_d4_status)(r->packed & 0xFFu);
 }
 
+/* The grid index a status record holds (0 when none). */
 static inline size_t grid_d4_status_record_index(const grid_d4_status_record *r)
 {
     return r->packed == GRID_D4_STATUS_NONE ? 0 : (size_t)((r->packed & ~GRID_D4_STATUS_OVERLAP_BIT) >> 8);
 }
 
+/* arc-dsl's name of an op ("rot90"), or "invalid". */
 static inline const char *grid_d4_op_name(int op)
 {
     static const char *const names[8] = {"identity", "vmirror", "hmirror", "rot180",
@@ -122,7 +117,7 @@ static inline const char *grid_d4_op_name(int op)
     return op >= 0 && op < 8 ? names[op] : "invalid";
 }
 
-/* Names the argument and the rule. */
+/* A status in words, naming the argument and the rule. */
 static inline const char *grid_d4_status_str(grid_d4_status s)
 {
     switch (s) {
@@ -138,7 +133,9 @@ static inline const char *grid_d4_status_str(grid_d4_status s)
     return "unknown grid_d4 status";
 }
 
-#ifdef GRID_D4_HAVE_CUDA_RUNTIME
+#ifdef GW_HAVE_CUDA_RUNTIME
+/* Enqueues the batch p on stream: all device pointers; d_ops and d_witness may be NULL. cudaErrorInvalidValue
+ * for what the host can see (grid_d4_validate says which rule), a pending error as it was, else the launches'. */
 cudaError_t grid_d4_launch(const grid_d4_params *p, const uint8_t *d_in, uint8_t *d_out, const uint64_t *d_offset,
                            const uint16_t *d_height, const uint16_t *d_width, uint16_t *d_out_height,
                            uint16_t *d_out_width, const uint8_t *d_ops, grid_d4_status_record *d_status,

@@ -346,17 +346,17 @@ static int thread_count(int n_threads)
 #endif
 }
 
-int focus_stack_ref(focus_stack_params p, const uint16_t *in, uint8_t *idx, uint16_t *ff, float *best, float *focus,
-                    int n_threads)
+int focus_stack_ref(const focus_stack_params *p, const uint16_t *in, uint8_t *idx, uint16_t *ff, float *best,
+                    float *focus, int n_threads)
 {
     const int status = focus_stack_check(p, in, idx, ff);
     if (status != FOCUS_STACK_OK) return status; /* nothing written */
 
-    fs_job j = {.p = p, .t = make_taps(p.ksize, p.measure), .in = in, .idx = idx, .ff = ff, .best = best,
+    fs_job j = {.p = *p, .t = make_taps(p->ksize, p->measure), .in = in, .idx = idx, .ff = ff, .best = best,
                 .focus = focus};
-    j.rw = p.window >= 3 ? p.window / 2 : 0;
+    j.rw = p->window >= 3 ? p->window / 2 : 0;
     j.inv_s = 1.0f / (float)j.t.scale;
-    j.plane = (size_t)p.y * (size_t)p.x; /* fits: focus_stack_check bounds n*z*y*x*4 */
+    j.plane = (size_t)p->y * (size_t)p->x; /* fits: focus_stack_check bounds n*z*y*x*4 */
 
     const int threads = thread_count(n_threads);
     fs_scratch s;

@@ -17,8 +17,9 @@
 extern "C" {
 #endif
 
-int focus_stack_ref(focus_stack_params p, const uint16_t *in, uint8_t *idx, uint16_t *ff, float *best, float *focus,
-                    int n_threads);
+/* The focus stack of p on host buffers (best and focus may be NULL); a focus_stack_status, 0 when done. */
+int focus_stack_ref(const focus_stack_params *p, const uint16_t *in, uint8_t *idx, uint16_t *ff, float *best,
+                    float *focus, int n_threads);
 
 #ifdef __cplusplus
 }

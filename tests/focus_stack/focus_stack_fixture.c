@@ -289,7 +289,7 @@ static void hit_list_free(hit_list *h)
 int64_t *fs_oracle_scores(const fs_case *c)
 {
     const focus_stack_params p = c->p;
-    cr_assert(focus_stack_check(p, c->in, c->in, c->in) == FOCUS_STACK_OK, "oracle: invalid parameters");
+    cr_assert(focus_stack_check(&p, c->in, c->in, c->in) == FOCUS_STACK_OK, "oracle: invalid parameters");
     const int Y = p.y, X = p.x, k = p.ksize, r = k / 2, rw = fs_radius_window(p);
     const int log = p.measure == FOCUS_STACK_LOG_ABS;
     int g[7], s[7], d2[7], lap[7][7];
@@ -606,7 +606,7 @@ void fs_run_ok(const fs_runner *r, const fs_case *c, unsigned pass, const int64_
         fs_result want;
         fs_result_init(&want, c);
         fs_result_poison(&want);
-        const int s = focus_stack_ref(c->p, c->in, want.idx, want.ff, (pass & FS_PASS_BEST) ? want.best : NULL,
+        const int s = focus_stack_ref(&c->p, c->in, want.idx, want.ff, (pass & FS_PASS_BEST) ? want.best : NULL,
                                       (pass & FS_PASS_FOCUS) ? want.focus : NULL, 0);
         cr_assert(s == FOCUS_STACK_OK, "focus_stack_ref rejected the case: %s [%s]", focus_stack_status_str(s), what);
         const size_t problems = fs_compare(c, res, &want, pass, msg, sizeof msg);

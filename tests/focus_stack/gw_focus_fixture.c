@@ -161,7 +161,7 @@ static int gen(const char *dir)
         fprintf(stderr, "gw_focus_fixture: %s\n", err);
         rc = -1;
     }
-    if (focus_stack_ref(p, in, idx, ff, best, NULL, 1) != FOCUS_STACK_OK) rc = -1;
+    if (focus_stack_ref(&p, in, idx, ff, best, NULL, 1) != FOCUS_STACK_OK) rc = -1;
     rc |= write_npy("expect_ff.npy", GW_NPY_U2, 2, s2, ff);
     rc |= write_npy("expect_idx.npy", GW_NPY_U1, 2, s2, idx);
     rc |= write_npy("expect_best.npy", GW_NPY_F4, 2, s2, best);
@@ -181,7 +181,7 @@ static int gen(const char *dir)
         focus_stack_random_u16(in, qvox, BATCH_SEED, 65535);
         const int64_t b4[4] = {BATCH_N, BATCH_Z, BATCH_Y, BATCH_X}, b3[3] = {BATCH_N, BATCH_Y, BATCH_X};
         rc |= write_npy("batch.npy", GW_NPY_U2, 4, b4, in);
-        if (focus_stack_ref(q, in, idx, ff, best, focus, 1) != FOCUS_STACK_OK) rc = -1;
+        if (focus_stack_ref(&q, in, idx, ff, best, focus, 1) != FOCUS_STACK_OK) rc = -1;
         rc |= write_npy("expect_batch_ff.npy", GW_NPY_U2, 3, b3, ff);
         rc |= write_npy("expect_batch_idx.npy", GW_NPY_U1, 3, b3, idx);
         rc |= write_npy("expect_batch_best.npy", GW_NPY_F4, 3, b3, best);

@@ -2,9 +2,9 @@
  * Bad-input table of focus_stack_launch: every row of focus_stack_bad_cases.c. The launcher runs
  * focus_stack_check before any CUDA call, so this test needs no GPU and runs on every CI machine (label
  * host): the pointers are host memory the launcher must never touch. A row passes when the launcher returns
- * the row's code, no CUDA call failed inside it (without a driver any call would fail, turning the code into
- * FOCUS_STACK_ERR_CUDA; on a GPU it would leave its error in cudaGetLastError), and nothing in the arena or
- * the witness changed.
+ * cudaErrorInvalidValue, focus_stack_check names the row's rule, no CUDA call failed inside the launcher
+ * (without a driver any call would fail and return its own error; on a GPU it would leave its error in
+ * cudaGetLastError), and nothing in the arena or the witness changed.
  */
 #include <string.h>
 
@@ -29,9 +29,13 @@ Test(focus_stack_launch, rejects_bad_arguments_before_any_cuda_call)
         bi_bytes_take(&witness_before, &witness, sizeof witness);
 
         const cudaError_t last_before = cudaGetLastError();
-        const int rc = focus_stack_launch(a.p, a.in, a.idx, a.ff, a.best, a.focus, &witness, (cudaStream_t)0);
+        const cudaError_t err =
+            focus_stack_launch(&a.p, a.in, a.idx, a.ff, a.best, a.focus, &witness, (cudaStream_t)0);
         const cudaError_t last_after = cudaGetLastError();
-        cr_expect_eq(rc, c->code, "row \"%s\": focus_stack_launch returned %d (%s), want %d (%s)", c->name, rc,
+        const int rc = focus_stack_check(&a.p, a.in, a.idx, a.ff);
+        cr_expect_eq(err, cudaErrorInvalidValue, "row \"%s\": focus_stack_launch returned %s, want "
+                     "cudaErrorInvalidValue", c->name, cudaGetErrorName(err));
+        cr_expect_eq(rc, c->code, "row \"%s\": focus_stack_check returned %d (%s), want %d (%s)", c->name, rc,
                      focus_stack_status_str(rc), c->code, focus_stack_status_str(c->code));
         cr_expect_eq(last_after, last_before, "row \"%s\": a CUDA call inside the launcher failed with %s: it went "
                      "past its argument checks", c->name, cudaGetErrorName(last_after));

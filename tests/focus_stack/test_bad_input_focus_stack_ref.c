@@ -25,8 +25,8 @@ static void expect_rejects(const char *fn_name, int n_threads)
         snprintf(row, sizeof row, "%s, row \"%s\"", fn_name, c->name);
         bi_bytes before;
         bi_bytes_take(&before, &arena, sizeof arena);
-        const int rc = n_threads < 0 ? focus_stack_check(a.p, a.in, a.idx, a.ff)
-                                     : focus_stack_ref(a.p, a.in, a.idx, a.ff, a.best, a.focus, n_threads);
+        const int rc = n_threads < 0 ? focus_stack_check(&a.p, a.in, a.idx, a.ff)
+                                     : focus_stack_ref(&a.p, a.in, a.idx, a.ff, a.best, a.focus, n_threads);
         cr_expect_eq(rc, c->code, "%s: returned %d (%s), want %d (%s)", row, rc, focus_stack_status_str(rc), c->code,
                      focus_stack_status_str(c->code));
         bi_expect_words(row, focus_stack_status_str(rc), c->words);

@@ -56,19 +56,19 @@ Test(focus_stack_example, the_header_example_picks_the_sharper_slice_of_a_1x3_st
     // pixels score higher too
     // in = {100,100,100,  0,400,0}  (uint16, copied to d_in)
     focus_stack_params p = {.n = 1, .z = 2, .y = 1, .x = 3, .ksize = 3};  // LOG_ABS, ZERO border, no window
-    int rc = focus_stack_launch(p, d_in, d_idx, d_ff, NULL, NULL, NULL, stream);
-    // rc == FOCUS_STACK_OK; after cudaStreamSynchronize: idx = {1,1,1}, ff = {0,400,0}
+    cudaError_t err = focus_stack_launch(&p, d_in, d_idx, d_ff, NULL, NULL, NULL, stream);
+    // err == cudaSuccess; after cudaStreamSynchronize: idx = {1,1,1}, ff = {0,400,0}
     // example-end
 
-    cr_assert(rc == FOCUS_STACK_OK, "focus_stack_launch returned %d (%s)", rc, focus_stack_status_str(rc));
+    cr_assert(err == cudaSuccess, "focus_stack_launch returned %s", cudaGetErrorName(err));
     GW_CUDA(cudaStreamSynchronize(stream));
     expect_result(d_idx, d_ff, "the example as written");
 
     /* The same call with a witness, outputs poisoned again: 3 pixels from one launch. */
     gw_witness *d_witness = gw_witness_new();
     poison(d_idx, d_ff);
-    rc = focus_stack_launch(p, d_in, d_idx, d_ff, NULL, NULL, d_witness, stream);
-    cr_assert(rc == FOCUS_STACK_OK, "focus_stack_launch returned %d (%s)", rc, focus_stack_status_str(rc));
+    err = focus_stack_launch(&p, d_in, d_idx, d_ff, NULL, NULL, d_witness, stream);
+    cr_assert(err == cudaSuccess, "focus_stack_launch returned %s", cudaGetErrorName(err));
     GW_CUDA(cudaStreamSynchronize(stream));
     expect_result(d_idx, d_ff, "the witnessed repeat");
     gw_assert_witness(d_witness, 1, 3);

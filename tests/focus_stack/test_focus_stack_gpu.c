@@ -117,16 +117,23 @@ static int gpu_run(void *vctx, const fs_case *c, focus_stack_params p, unsigned 
         stream = 0;
     }
 
-    const int rc = focus_stack_launch(p, (flags & FS_NULL_IN) ? NULL : g->d_in_alloc + FS_SLACK,
-                                      (flags & FS_NULL_IDX) ? NULL : g->d_idx_alloc + FS_SLACK,
-                                      (flags & FS_NULL_FF) ? NULL : g->d_ff_alloc + FS_SLACK,
-                                      (flags & FS_PASS_BEST) ? g->d_best_alloc + FS_SLACK : NULL,
-                                      (flags & FS_PASS_FOCUS) ? g->d_focus_alloc + FS_SLACK : NULL,
-                                      g->no_witness ? NULL : g->d_witness, stream);
+    uint16_t *in = (flags & FS_NULL_IN) ? NULL : g->d_in_alloc + FS_SLACK;
+    uint8_t *idx = (flags & FS_NULL_IDX) ? NULL : g->d_idx_alloc + FS_SLACK;
+    uint16_t *ff = (flags & FS_NULL_FF) ? NULL : g->d_ff_alloc + FS_SLACK;
+    float *best = (flags & FS_PASS_BEST) ? g->d_best_alloc + FS_SLACK : NULL;
+    float *focus = (flags & FS_PASS_FOCUS) ? g->d_focus_alloc + FS_SLACK : NULL;
+    const cudaError_t err =
+        focus_stack_launch(&p, in, idx, ff, best, focus, g->no_witness ? NULL : g->d_witness, stream);
+    /* The launcher answers cudaErrorInvalidValue for every broken rule; focus_stack_check names the rule,
+     * which the shared cases compare with the reference's code. */
+    const int rc = focus_stack_check(&p, in, idx, ff);
+    cr_expect(err == (rc == FOCUS_STACK_OK ? cudaSuccess : cudaErrorInvalidValue),
+              "focus_stack_launch returned %s, focus_stack_check %d (%s): want cudaSuccess exactly when the check "
+              "passes, cudaErrorInvalidValue otherwise", cudaGetErrorName(err), rc, focus_stack_status_str(rc));
     GW_CUDA(cudaStreamSynchronize(stream));
     const cudaError_t last = cudaGetLastError();
-    cr_expect(last == cudaSuccess, "focus_stack_launch returned %d (%s) and left a CUDA error behind: %s", rc,
-              focus_stack_status_str(rc), cudaGetErrorName(last));
+    cr_expect(last == cudaSuccess, "focus_stack_launch returned %s and left a CUDA error behind: %s",
+              cudaGetErrorName(err), cudaGetErrorName(last));
 
     const size_t px = c->pixels + 2 * FS_SLACK, vx = c->voxels + 2 * FS_SLACK;
     GW_CUDA(cudaMemcpy(res->idx_alloc, g->d_idx_alloc, px, cudaMemcpyDeviceToHost));

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT
  * Compile-only test (C11, -Wpedantic): kernels/focus_stack/focus_stack.h included alone, first and only.
- * A header that needs another include first, or drifts from the spec's constants, codes and launcher
- * signature, breaks the build (tests/focus_stack/CMakeLists.txt builds it with `all`).
+ * A header that needs another include first, or drifts from the documented constants, codes and launcher
+ * signature (docs/focus_stack.md), breaks the build (tests/focus_stack/CMakeLists.txt builds it with `all`).
  */
 #include "focus_stack.h"
 
-/* specs/focus_stack.md §2: enum values, limits and the status codes in the order the checks run. */
+/* The enum values, limits and status codes of docs/focus_stack.md, the codes in the order the checks run. */
 _Static_assert(FOCUS_STACK_LOG_ABS == 0 && FOCUS_STACK_LAP_ABS == 1, "measure values differ from the spec");
 _Static_assert(FOCUS_STACK_BORDER_ZERO == 0 && FOCUS_STACK_BORDER_REPLICATE == 1 && FOCUS_STACK_BORDER_REFLECT101 == 2,
                "border values differ from the spec");
 _Static_assert(FOCUS_STACK_OK == 0 && FOCUS_STACK_ERR_NULL == 1 && FOCUS_STACK_ERR_DIM == 2 &&
                    FOCUS_STACK_ERR_KSIZE == 3 && FOCUS_STACK_ERR_WINDOW == 4 && FOCUS_STACK_ERR_ENUM == 5 &&
-                   FOCUS_STACK_ERR_OVERFLOW == 6 && FOCUS_STACK_ERR_CUDA == 7,
+                   FOCUS_STACK_ERR_OVERFLOW == 6,
                "status codes must follow the spec's table order");
 _Static_assert(FOCUS_STACK_MAX_Z == 255 && FOCUS_STACK_MAX_WINDOW == 7567, "limits differ from the spec");
 _Static_assert(sizeof(focus_stack_params) == 8 * sizeof(int), "focus_stack_params is eight ints");
@@ -25,11 +25,12 @@ int header_test_fs_check(void)
     /* A zero-initialised struct with the sizes and ksize 3 is the morphseq configuration. */
     const focus_stack_params p = {.n = 1, .z = 1, .y = 1, .x = 1, .ksize = 3};
     const char one = 0;
-    return focus_stack_check(p, &one, &one, &one);
+    return focus_stack_check(&p, &one, &one, &one);
 }
 
-#ifdef FOCUS_STACK_HAVE_CUDA_RUNTIME
-/* The launcher's exact signature: any drift is a compile error here. */
-int (*const header_test_fs_launch)(focus_stack_params, const uint16_t *, uint8_t *, uint16_t *, float *, float *,
-                                   gw_witness *, cudaStream_t) = focus_stack_launch;
+#ifdef GW_HAVE_CUDA_RUNTIME
+/* The launcher's exact signature, the project's convention (cudaError_t, const params *, device pointers,
+ * stream last): any drift is a compile error here. */
+cudaError_t (*const header_test_fs_launch)(const focus_stack_params *, const uint16_t *, uint8_t *, uint16_t *,
+                                           float *, float *, gw_witness *, cudaStream_t) = focus_stack_launch;
 #endif

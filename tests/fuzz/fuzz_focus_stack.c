@@ -51,7 +51,7 @@ static void check_rejected(focus_stack_params p, int want, int null_choice)
         buf[i] = alloc_or_die(dummy_bytes);
         memset(buf[i], poison, dummy_bytes);
     }
-    const int rc = focus_stack_ref(p, null_choice == 0 ? NULL : (uint16_t *)buf[0], null_choice == 1 ? NULL : buf[1],
+    const int rc = focus_stack_ref(&p, null_choice == 0 ? NULL : (uint16_t *)buf[0], null_choice == 1 ? NULL : buf[1],
                                    null_choice == 2 ? NULL : (uint16_t *)buf[2], (float *)buf[3], (float *)buf[4], 1);
     FUZZ_REQUIRE(rc == want, "focus_stack_ref returned %d for a call focus_stack_check rejects with %d", rc, want);
     for (int i = 0; i < 5; i++) {
@@ -70,7 +70,7 @@ static void run_accepted(focus_stack_params p, fuzz_bytes *rest, int with_best, 
     uint16_t *ff = alloc_or_die(pixels * 2);
     float *best = with_best ? alloc_or_die(pixels * 4) : NULL;
     float *focus = with_focus ? alloc_or_die(voxels * 4) : NULL;
-    const int rc = focus_stack_ref(p, in, idx, ff, best, focus, 1);
+    const int rc = focus_stack_ref(&p, in, idx, ff, best, focus, 1);
     FUZZ_REQUIRE(rc == FOCUS_STACK_OK, "focus_stack_ref returned %d for accepted parameters", rc);
     for (size_t i = 0; i < pixels; i++) {
         const size_t n = i / plane, pix = i % plane;
@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const void *ptr[3] = {&dummy, &dummy, &dummy};
     if (null_choice < 3) ptr[null_choice] = NULL;
     const int want = expected_status(p, ptr[0], ptr[1], ptr[2]);
-    const int got = focus_stack_check(p, ptr[0], ptr[1], ptr[2]);
+    const int got = focus_stack_check(&p, ptr[0], ptr[1], ptr[2]);
     FUZZ_REQUIRE(got == want, "focus_stack_check: %d, expected %d (n %d z %d y %d x %d ksize %d measure %d border %d "
                  "window %d)", got, want, p.n, p.z, p.y, p.x, p.ksize, p.measure, p.border, p.window);
     if (want != FOCUS_STACK_OK)

@@ -28,7 +28,7 @@ _Static_assert(sizeof(grid_d4_status_record) == 8, "the status record is one 64-
 const char *header_test_status(int s);
 const char *header_test_status(int s) { return grid_d4_status_str((grid_d4_status)s); }
 
-#ifdef GRID_D4_HAVE_CUDA_RUNTIME
+#ifdef GW_HAVE_CUDA_RUNTIME
 /* The launcher's exact signature: any drift is a compile error here. */
 cudaError_t (*const header_test_launch)(const grid_d4_params *, const uint8_t *, uint8_t *, const uint64_t *,
                                         const uint16_t *, const uint16_t *, uint16_t *, uint16_t *, const uint8_t *,

@@ -19,7 +19,7 @@ static_assert(sizeof(grid_d4_status_record) == 8, "the status record is one 64-b
 const char *header_test_status_cpp(grid_d4_status s);
 const char *header_test_status_cpp(grid_d4_status s) { return grid_d4_status_str(s); }
 
-#ifdef GRID_D4_HAVE_CUDA_RUNTIME
+#ifdef GW_HAVE_CUDA_RUNTIME
 // The exact signature, seen from C++: a drifted declaration fails to compile.
 extern "C" {
 typedef cudaError_t (*header_test_launch_fn)(const grid_d4_params *, const uint8_t *, uint8_t *, const uint64_t *,

@@ -60,14 +60,17 @@ extern "C" cudaError_t __wrap_grid_d4_launch(const grid_d4_params *p, const uint
 
 #elif defined(GW_ROUNDTRIP_FOCUS_STACK)
 
-extern "C" int __real_focus_stack_launch(focus_stack_params p, const uint16_t *d_in, uint8_t *d_idx, uint16_t *d_ff,
-                                         float *d_best, float *d_focus, gw_witness *d_witness, cudaStream_t stream);
-extern "C" int __wrap_focus_stack_launch(focus_stack_params p, const uint16_t *d_in, uint8_t *d_idx, uint16_t *d_ff,
-                                         float *d_best, float *d_focus, gw_witness *d_witness, cudaStream_t stream)
+extern "C" cudaError_t __real_focus_stack_launch(const focus_stack_params *p, const uint16_t *d_in, uint8_t *d_idx,
+                                                 uint16_t *d_ff, float *d_best, float *d_focus, gw_witness *d_witness,
+                                                 cudaStream_t stream);
+extern "C" cudaError_t __wrap_focus_stack_launch(const focus_stack_params *p, const uint16_t *d_in, uint8_t *d_idx,
+                                                 uint16_t *d_ff, float *d_best, float *d_focus, gw_witness *d_witness,
+                                                 cudaStream_t stream)
 {
-    if (focus_stack_check(p, d_in, d_idx, d_ff) == FOCUS_STACK_OK &&
-        round_trip(d_in, (size_t)p.n * p.z * p.y * p.x * sizeof *d_in, stream) != cudaSuccess)
-        return FOCUS_STACK_ERR_CUDA;
+    if (focus_stack_check(p, d_in, d_idx, d_ff) == FOCUS_STACK_OK) {
+        const cudaError_t err = round_trip(d_in, (size_t)p->n * p->z * p->y * p->x * sizeof *d_in, stream);
+        if (err != cudaSuccess) return err;
+    }
     return __real_focus_stack_launch(p, d_in, d_idx, d_ff, d_best, d_focus, d_witness, stream);
 }
 

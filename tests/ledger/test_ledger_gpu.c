@@ -233,7 +233,7 @@ static void focus_setup(focus_ctx *c)
     c->in = malloc(voxels * sizeof *c->in);
     cr_assert(c->in && focus_stack_synth_make(&c->synth, c->p.n, c->p.z, c->p.y, c->p.x, 3, c->in) == 0, "out of memory");
     cr_assert(gw_focus_out_alloc(&c->ref, c->p, 1, 0) == 0 && gw_focus_out_alloc(&c->got, c->p, 1, 0) == 0);
-    cr_assert_eq(focus_stack_ref(c->p, c->in, c->ref.idx, c->ref.ff, c->ref.best, NULL, 0), FOCUS_STACK_OK);
+    cr_assert_eq(focus_stack_ref(&c->p, c->in, c->ref.idx, c->ref.ff, c->ref.best, NULL, 0), FOCUS_STACK_OK);
     cr_assert_eq(gw_focus_gpu_init(&c->g, current_device(), c->p, 1, 0, err, sizeof err), 0, "%s", err);
 }
 

@@ -150,7 +150,7 @@ static int focus_once(focus_run *r, focus_stack_params p, uint64_t seed, int do_
         return 1;
     }
     focus_stack_random_u16(r->in, voxels, seed, 4095);
-    if (do_ref && focus_stack_ref(p, r->in, r->ref.idx, r->ref.ff, r->ref.best, NULL, 1) != FOCUS_STACK_OK) {
+    if (do_ref && focus_stack_ref(&p, r->in, r->ref.idx, r->ref.ff, r->ref.best, NULL, 1) != FOCUS_STACK_OK) {
         snprintf(msg, msg_size, "focus_stack_ref failed");
         return 1;
     }

@@ -126,7 +126,7 @@ Test(load, focus_stack_sixteen_stacks_of_2189_squared_by_17_match_the_reference_
     for (size_t i = 0; i < sizeof sample / sizeof sample[0]; i++) {
         const int s = sample[i];
         t = gw_cli_now_ms();
-        cr_assert_eq(focus_stack_ref(one, in + (size_t)s * stack_voxels, ref.idx, ref.ff, ref.best, NULL, 0),
+        cr_assert_eq(focus_stack_ref(&one, in + (size_t)s * stack_voxels, ref.idx, ref.ff, ref.best, NULL, 0),
                      FOCUS_STACK_OK);
         const gw_focus_out view = stack_view(&got, stack_px, s);
         cr_expect_eq(gw_focus_out_compare(&view, &ref, one, msg, sizeof msg), 0, "stack %d differs: %s", s, msg);

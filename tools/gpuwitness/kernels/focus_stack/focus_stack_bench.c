@@ -53,7 +53,7 @@ typedef struct fs_cpu_args {
 static int fs_cpu_call(void *ctx)
 {
     const fs_cpu_args *c = ctx;
-    return focus_stack_ref(c->p, c->in, c->out->idx, c->out->ff, NULL, NULL, c->threads);
+    return focus_stack_ref(&c->p, c->in, c->out->idx, c->out->ff, NULL, NULL, c->threads);
 }
 
 /* Both reference runs, timed; the multithreaded one must give the same bytes and the known answer must
@@ -161,13 +161,9 @@ static int fs_launch(void *ctx, char *err, size_t err_size)
         gw_range_pop();
         gw_range_push("focus_stack/launch");
     }
-    const int status = focus_stack_launch(c->p, g->d_in, g->d_idx, g->d_ff, NULL, NULL,
-                                          c->mode == GW_BENCH_KERNEL_NO_WITNESS ? NULL : g->d_witness, s);
-    if (status != FOCUS_STACK_OK) {
-        snprintf(err, err_size, "focus_stack_launch returned %d: %s (%s)", status, focus_stack_status_str(status),
-                 cudaGetErrorName(cudaGetLastError()));
-        goto fail;
-    }
+    CUDA_TRY(focus_stack_launch(&c->p, g->d_in, g->d_idx, g->d_ff, NULL, NULL,
+                                c->mode == GW_BENCH_KERNEL_NO_WITNESS ? NULL : g->d_witness, s),
+             "focus_stack_launch");
     if (e2e) {
         gw_range_pop();
         gw_range_push("focus_stack/download");

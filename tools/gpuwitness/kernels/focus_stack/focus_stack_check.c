@@ -64,14 +64,14 @@ static int run_cpu(const focus_case *c, const uint16_t *in, const focus_stack_sy
     gw_focus_out_poison(ref, p, 0xFF);
     gw_focus_out_poison(mt, p, 0xFF);
     double t0 = gw_cli_now_ms();
-    int rc = focus_stack_ref(p, in, ref->idx, ref->ff, ref->best, ref->focus, 1);
+    int rc = focus_stack_ref(&p, in, ref->idx, ref->ff, ref->best, ref->focus, 1);
     *ref_ms = gw_cli_now_ms() - t0;
     if (rc != FOCUS_STACK_OK) {
         printf("  result:   FAILED: focus_stack_ref returned %d: %s\n", rc, focus_stack_status_str(rc));
         return 1;
     }
     t0 = gw_cli_now_ms();
-    rc = focus_stack_ref(p, in, mt->idx, mt->ff, mt->best, mt->focus, 0);
+    rc = focus_stack_ref(&p, in, mt->idx, mt->ff, mt->best, mt->focus, 0);
     const double mt_ms = gw_cli_now_ms() - t0;
     if (rc != FOCUS_STACK_OK) {
         printf("  result:   FAILED: focus_stack_ref (all cores) returned %d: %s\n", rc, focus_stack_status_str(rc));
@@ -252,7 +252,7 @@ int gw_focus_stack_doctor(int ordinal)
         return 1;
     }
     gw_focus_out_poison(&ref, p, 0xFF);
-    const int rc = focus_stack_ref(p, in, ref.idx, ref.ff, ref.best, NULL, 0);
+    const int rc = focus_stack_ref(&p, in, ref.idx, ref.ff, ref.best, NULL, 0);
     if (rc != FOCUS_STACK_OK) {
         printf("  focus_stack:          FAILED: focus_stack_ref: %s\n", focus_stack_status_str(rc));
         failed = 1;

@@ -113,12 +113,12 @@ int gw_focus_gpu_call(gw_focus_gpu *g, const uint16_t *in, uint8_t poison_byte, 
 
     gw_range_push("focus_stack/launch");
     CUDA_TRY(cudaEventRecord((cudaEvent_t)g->ev_start, stream), "cudaEventRecord");
-    res->status = focus_stack_launch(p, g->d_in, g->d_idx, g->d_ff, d_best, d_focus, g->d_witness, stream);
-    if (res->status != FOCUS_STACK_OK) {
-        const cudaError_t e = cudaGetLastError();
-        snprintf(err, err_size, "focus_stack_launch returned %d: %s%s%s%s", res->status,
-                 focus_stack_status_str(res->status), e != cudaSuccess ? " (" : "",
-                 e != cudaSuccess ? cudaGetErrorName(e) : "", e != cudaSuccess ? ")" : "");
+    const cudaError_t launched =
+        focus_stack_launch(&p, g->d_in, g->d_idx, g->d_ff, d_best, d_focus, g->d_witness, stream);
+    if (launched != cudaSuccess) {
+        const int rule = focus_stack_check(&p, g->d_in, g->d_idx, g->d_ff);
+        if (rule != FOCUS_STACK_OK) snprintf(err, err_size, "focus_stack_launch: %s", focus_stack_status_str(rule));
+        else gw_cli_cuda_fail(err, err_size, "focus_stack_launch", launched);
         cudaStreamSynchronize(stream); /* let the queued copies finish before the buffers can be freed */
         gw_range_pop_to(range_depth);
         return -1;

@@ -47,7 +47,6 @@ void gw_focus_params_text(focus_stack_params p, char *buf, size_t size);
 
 typedef struct gw_focus_gpu_result {
     gw_witness witness;
-    int status;           /* focus_stack_launch's return */
     double ms_end_to_end; /* upload + poison + launch + download, host clock */
     double ms_kernel;     /* CUDA events around the launch */
     int witness_violations;
@@ -74,7 +73,7 @@ int gw_focus_gpu_init(gw_focus_gpu *g, int ordinal, focus_stack_params p, int wi
 /* One witnessed call: upload in, poison the device outputs with poison_byte, zero the witness, launch once
  * (best / focus when out has them), synchronise, download into out (its host bytes poisoned with
  * ~poison_byte first, so a missed download cannot look right), check the witness against launches = 1,
- * items = n*y*x and the device's architecture. 0 when every CUDA call succeeded (status and witness verdict
+ * items = n*y*x and the device's architecture. 0 when every CUDA call succeeded (the witness verdict
  * in res), -1 with err. */
 int gw_focus_gpu_call(gw_focus_gpu *g, const uint16_t *in, uint8_t poison_byte, gw_focus_out *out,
                       gw_focus_gpu_result *res, char *err, size_t err_size);

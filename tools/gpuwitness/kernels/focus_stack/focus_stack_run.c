@@ -139,7 +139,7 @@ static int check_flags(focus_stack_params p)
     focus_stack_params probe = p;
     probe.n = probe.z = probe.y = probe.x = 1;
     const char dummy = 0;
-    const int status = focus_stack_check(probe, &dummy, &dummy, &dummy);
+    const int status = focus_stack_check(&probe, &dummy, &dummy, &dummy);
     if (status == FOCUS_STACK_OK) return GW_EXIT_OK;
     if (status == FOCUS_STACK_ERR_KSIZE)
         fprintf(stderr, "gpuwitness run focus_stack: --ksize %d: %s\n", p.ksize, focus_stack_status_str(status));
@@ -278,7 +278,7 @@ static int read_input(focus_input *in, focus_stack_params *p)
     p->z = (int)dims[1];
     p->y = (int)dims[2];
     p->x = (int)dims[3];
-    const int status = focus_stack_check(*p, in->data, in->data, in->data);
+    const int status = focus_stack_check(p, in->data, in->data, in->data);
     if (status != FOCUS_STACK_OK) {
         fprintf(stderr, "gpuwitness run focus_stack: %s: N=%d Z=%d Y=%d X=%d: %s; nothing written\n", in->path, p->n,
                 p->z, p->y, p->x, focus_stack_status_str(status));
@@ -340,7 +340,7 @@ static int compute_on_gpu(const focus_input *in, focus_stack_params p, int ordin
     }
     gw_focus_out_poison(&ref, p, 0xFF);
     const double t0 = gw_cli_now_ms();
-    const int status = focus_stack_ref(p, in->data, ref.idx, ref.ff, ref.best, ref.focus, 0);
+    const int status = focus_stack_ref(&p, in->data, ref.idx, ref.ff, ref.best, ref.focus, 0);
     const double ref_ms = gw_cli_now_ms() - t0;
     if (status != FOCUS_STACK_OK) {
         fprintf(stderr, "gpuwitness run focus_stack: focus_stack_ref: %s; nothing written\n",
@@ -362,7 +362,7 @@ static int compute_on_cpu(const focus_input *in, focus_stack_params p, gw_focus_
     char msg[1024];
     gw_focus_out_poison(out, p, 0xFF);
     const double t0 = gw_cli_now_ms();
-    const int status = focus_stack_ref(p, in->data, out->idx, out->ff, out->best, out->focus, 0);
+    const int status = focus_stack_ref(&p, in->data, out->idx, out->ff, out->best, out->focus, 0);
     const double ms = gw_cli_now_ms() - t0;
     if (status != FOCUS_STACK_OK) {
         fprintf(stderr, "gpuwitness run focus_stack: focus_stack_ref: %s; nothing written\n",

@@ -70,7 +70,7 @@ int gw_focus_stack_trace(gw_trace_work *w, int ordinal, char *err, size_t err_si
 
     gw_focus_out_poison(&s->ref, p, 0xFF);
     gw_range_push("focus_stack/reference");
-    const int rc = focus_stack_ref(p, s->in, s->ref.idx, s->ref.ff, s->ref.best, NULL, 0);
+    const int rc = focus_stack_ref(&p, s->in, s->ref.idx, s->ref.ff, s->ref.best, NULL, 0);
     gw_range_pop();
     if (rc != FOCUS_STACK_OK) {
         snprintf(err, err_size, "focus_stack_ref: %s", focus_stack_status_str(rc));
