@@ -26,7 +26,8 @@ def load_json(path, what):
 
 
 # Kernels whose peers are held to tolerances rather than bytes: output name -> (kind, bound), and only these
-# outputs are required of a peer. ex2d_patch: specs/ex2d_patch.md §8.3 (flux as a pull with our ivar).
+# outputs are required of a peer. ex2d_patch: docs/ex2d_patch.md, "Numerics and tolerances" (flux as a pull
+# with our ivar).
 TOLERANCES = {
     "ex2d_patch": {"flux": ("pull", 1e-9), "ivar": ("rtol", 1e-10), "rdiags": ("atol", 1e-10)},
 }
@@ -146,8 +147,8 @@ def markdown(rows, bench):
     roofline = (bench.get("roofline") or {}).get("gbps")
     lines = [f"GPU: {gpu}; copy roofline: {fmt(roofline, '.1f')} GB/s; gpuwitness {env['gpuwitness_version']} "
              f"({env['git_commit']}); size {bench['method']['size']}, {bench['method']['reps']} repetitions.",
-             "GB/s of every row use our kernel's bytes moved for the case (specs/benchmarks.md), so padding and "
-             "extra passes show as lower GB/s. 'ours faster' = peer time / our time (kernel-only, or end to end "
+             "GB/s of every row use our kernel's bytes moved for the case (docs/benchmarks.md, 'What every run "
+             "reports'), so padding and extra passes show as lower GB/s. 'ours faster' = peer time / our time (kernel-only, or end to end "
              "for end-to-end rows).", "",
              "| kernel | case | implementation | time ms (median) | GB/s | % of copy roofline | ours faster | "
              "output matches our reference |",

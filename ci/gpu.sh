@@ -2,9 +2,11 @@
 # The script a GPU CI runner calls: build, run every test with the GPU required, prove that every
 # GPU-labelled test really ran, run compute-sanitizer over the GPU tests, and write the artifacts.
 #
-# usage: ci/gpu.sh [--prefix DIR] [--out DIR] [--build DIR] [--arch LIST] [--no-sanitizer]
+# usage: ci/gpu.sh [--prefix DIR] [--data DIR] [--out DIR] [--build DIR] [--arch LIST] [--no-sanitizer]
 #   --prefix DIR   dependency prefix for machines without package access (headers, libs, pkgconfig),
 #                  e.g. the .gpu-deps/ folder made by ci/bundle-deps.sh
+#   --data DIR     the data sets (GW_DATA_DIR, docs/testing.md "Data sets"; default: $GW_DATA_DIR). Without
+#                  them the data-set tests cannot run, and on a GPU runner a test that did not run fails.
 #   --out DIR      artifacts: logs, JUnit, sanitizer summaries, summary.txt (default: ./gpu-artifacts)
 #   --build DIR    build directory (default: ./build-gpu)
 #   --arch LIST    CMAKE_CUDA_ARCHITECTURES (default: the project's explicit list)
@@ -15,11 +17,12 @@ root=$PWD prefix="" out="$root/gpu-artifacts" build="$root/build-gpu" arch="" sa
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$(cd "$2" && pwd); shift 2 ;;
+    --data) GW_DATA_DIR=$(cd "$2" && pwd) || exit 2; export GW_DATA_DIR; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --arch) arch=$2; shift 2 ;;
     --no-sanitizer) sanitizer=0; shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "ci/gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -30,6 +33,7 @@ note() { echo "$*" | tee -a "$summary"; }
 fail() { note "FAIL: $*"; status=1; }
 
 export GW_REQUIRE_GPU=1
+export CI="${CI:-true}" # a data-set test without its data fails here rather than skips
 unset CRITERION_ALWAYS_SUCCEED
 if [ -n "$prefix" ]; then
   export CMAKE_PREFIX_PATH="$prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
@@ -38,6 +42,7 @@ if [ -n "$prefix" ]; then
 fi
 
 note "== gpuwitness GPU run: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+[ -n "${GW_DATA_DIR:-}" ] && note "data sets: $GW_DATA_DIR" || fail "no data sets (--data DIR or GW_DATA_DIR): the data-set tests will fail"
 if command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/gpu: /' | tee -a "$summary"
 else
@@ -55,7 +60,7 @@ note "build: ok"
 
 # 1. The whole suite, GPU required. --no-tests=error catches a configure that quietly dropped CUDA.
 # The Valgrind gates (label memcheck) belong on driverless CI: with a driver loaded, libcuda's ioctls and
-# allocations are Valgrind noise (specs: testing.md). Device code gets compute-sanitizer below instead.
+# allocations are Valgrind noise (docs/testing.md, "Valgrind gate"). Device code gets compute-sanitizer below instead.
 # The ASan/UBSan suite and the fuzzers (labels sanitizer, fuzz) are host-only checks that driverless CI runs.
 ctest --test-dir "$build" -LE 'memcheck|sanitizer|fuzz' --no-tests=error --output-on-failure --output-junit "$out/junit.xml" \
   -j "$(nproc)" > "$out/ctest.log" 2>&1 || fail "ctest (see ctest.log)"

@@ -14,6 +14,9 @@ endforeach()
 if(NOT GW_KERNELS)
   message(FATAL_ERROR "${GW_KERNEL_TABLE} lists no kernel (lines GW_KERNEL(name))")
 endif()
+# "grid_d4, focus_stack, ex2d_patch": the names as the CLI's messages list them, for the tests of those
+# messages (so a new kernel changes no test outside its own folder).
+string(REPLACE ";" ", " GW_KERNEL_NAMES "${GW_KERNELS}")
 
 # gw_add_kernel_folders(): add_subdirectory(<name>) of the calling folder for every kernel; a missing folder
 # is a configure error naming it.

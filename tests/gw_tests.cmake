@@ -2,9 +2,11 @@
 # The test helpers, included once by tests/CMakeLists.txt before any test folder, so that no folder depends
 # on another's being read first. Rules: docs/testing.md.
 #
-#   gw_add_cpu_test(NAME n SOURCES ... LIBS ... [LABEL cpu|host] [TIMEOUT s] [ARGS ...] [MEMCHECK])
+#   gw_add_cpu_test(NAME n SOURCES ... LIBS ... [LABEL cpu|host] [TIMEOUT s] [ARGS ...] [MEMCHECK] [DATA])
 #       A Criterion executable on the test main (0 pass, 1 fail, 77 all skipped), one add_test; MEMCHECK also
-#       registers n.memcheck, the same executable under the Valgrind gate.
+#       registers n.memcheck, the same executable under the Valgrind gate. DATA: some of its suites, named
+#       *_data, read GW_DATA_DIR; n runs the other suites (${GW_NOT_DATA_FILTER}) and n.data runs those
+#       (${GW_DATA_FILTER}, label data), so that their skip without GW_DATA_DIR shows as Skipped.
 #   gw_add_gpu_executable(NAME n SOURCES ... LIBS ... [LINK_OPTIONS ...])
 #       A Criterion GPU executable (not registered: gw_add_gpu_test / gw_add_canary do that).
 #   gw_add_header_test(NAME n SOURCE file.c|file.cpp INCLUDES dirs... [DEFINES defs...])
@@ -15,7 +17,8 @@
 #       host path that lives in a library: nothing is compiled twice.
 #   gw_cli_test(NAME n RC code ... ARGS args...)
 #       One gpuwitness command with its exit status and both streams checked (see the function).
-# Variables: GW_CLI_EXPECT (the driver of gw_cli_test), GW_CLI_WORK (a work folder per CLI test), GW_ASAN_BUILD
+# Variables: GW_DATA_FILTER and GW_NOT_DATA_FILTER (the Criterion filters of the *_data suites and of the
+# others, for GPU executables registered twice the same way), GW_CLI_EXPECT (the driver of gw_cli_test), GW_CLI_WORK (a work folder per CLI test), GW_ASAN_BUILD
 # (this is the AddressSanitizer build of the asan preset), GW_SANITIZER_REPORT_REGEX.
 
 find_package(PkgConfig REQUIRED)
@@ -28,6 +31,10 @@ if(CMAKE_C_FLAGS MATCHES "-fsanitize=[a-z,]*address")
   set(GW_ASAN_BUILD ON)
 endif()
 set(GW_SANITIZER_REPORT_REGEX "ERROR: (Address|Leak)Sanitizer" ": runtime error: ")
+
+# Suites named *_data read third-party data from GW_DATA_DIR (docs/testing.md, "Data sets").
+set(GW_DATA_FILTER "--filter=*_data/*")
+set(GW_NOT_DATA_FILTER "--filter=!(*_data/*)")
 
 # C++ for the header checks, when a compiler exists; without one the .cpp checks are left out.
 include(CheckLanguage)
@@ -58,7 +65,7 @@ function(gw_add_header_test)
 endfunction()
 
 function(gw_add_cpu_test)
-  cmake_parse_arguments(T "MEMCHECK" "NAME;LABEL;TIMEOUT" "SOURCES;LIBS;ARGS" ${ARGN})
+  cmake_parse_arguments(T "MEMCHECK;DATA" "NAME;LABEL;TIMEOUT" "SOURCES;LIBS;ARGS" ${ARGN})
   if(NOT T_LABEL)
     set(T_LABEL cpu)
   endif()
@@ -67,12 +74,24 @@ function(gw_add_cpu_test)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE gw_test_main gw_test_util PkgConfig::CRITERION gw_warnings ${T_LIBS})
-  add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
-  set_tests_properties(${T_NAME} PROPERTIES LABELS ${T_LABEL} TIMEOUT ${T_TIMEOUT}
-    ENVIRONMENT_MODIFICATION "CRITERION_ALWAYS_SUCCEED=unset:")
-  if(GW_ASAN_BUILD)
-    set_property(TEST ${T_NAME} APPEND PROPERTY FAIL_REGULAR_EXPRESSION ${GW_SANITIZER_REPORT_REGEX})
+  set(names ${T_NAME})
+  set(filter_${T_NAME} "")
+  if(T_DATA)
+    list(APPEND names ${T_NAME}.data)
+    set(filter_${T_NAME} ${GW_NOT_DATA_FILTER})
+    set(filter_${T_NAME}.data ${GW_DATA_FILTER})
   endif()
+  foreach(name IN LISTS names)
+    add_test(NAME ${name} COMMAND ${T_NAME} ${filter_${name}} ${T_ARGS})
+    set_tests_properties(${name} PROPERTIES LABELS ${T_LABEL} TIMEOUT ${T_TIMEOUT} SKIP_RETURN_CODE 77
+      ENVIRONMENT_MODIFICATION "CRITERION_ALWAYS_SUCCEED=unset:")
+    if(name MATCHES "\\.data$")
+      set_property(TEST ${name} APPEND PROPERTY LABELS data)
+    endif()
+    if(GW_ASAN_BUILD)
+      set_property(TEST ${name} APPEND PROPERTY FAIL_REGULAR_EXPRESSION ${GW_SANITIZER_REPORT_REGEX})
+    endif()
+  endforeach()
   if(T_MEMCHECK)
     gw_add_valgrind_gate(NAME ${T_NAME}.memcheck COMMAND $<TARGET_FILE:${T_NAME}> ${T_ARGS}
       LABELS ${T_LABEL} TIMEOUT 900)

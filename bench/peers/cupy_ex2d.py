@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
-"""ex2d_patch peer: CuPy following gpu_specter's batched GPU path (specs/ex2d_patch.md §9.4), same GPU and inputs.
+"""ex2d_patch peer: CuPy following gpu_specter's batched GPU path, same GPU and inputs.
+
+What it follows and why: docs/ex2d_patch.md, "Performance model and targets".
 
 For each ex2d_patch case of a `gpuwitness bench --dump-inputs` directory, patches are grouped by shape
 (nspecpad, core_first, ncore) and run in batches (--batch, default 47: one subbundle, gpu_specter's batched
@@ -16,7 +18,8 @@ subbundle); per batch, all on the device and batched over patches:
   6. R = diag(1/rowsum Q) Q, ivar = rowsum^2, flux = R xflux, Rdiags; stitched into the frame arrays.
 The dumped spots are inputs here, so the peer's time leaves out K1 that ours includes; the comparison is in
 favour of the peer. Timed with CUDA events after the warm-up calls, L2 flushed between repetitions. Writes
-flux, ivar and rdiags for bench/merge.py, which checks them with the spec §8.3 tolerances.
+flux, ivar and rdiags for bench/merge.py, which checks them with the tolerances of docs/ex2d_patch.md,
+"Numerics and tolerances".
 
 --numpy runs the same math on the CPU with NumPy in place of CuPy (no timing meaning; for checking the math
 on a machine without a GPU).

@@ -5,7 +5,7 @@ morphseq (nlammers371/morphseq, src/build/export_utils.py) casts the (N, Z, Y, X
 N*Z into the batch, runs F.conv2d with the Gaussian and then with the Laplacian (padding="same", a zero pad
 at each stage), takes abs, max over Z (the first index on ties) and gathers the winning voxel. The kernels
 are cv2.GaussianBlur and cv2.Laplacian(CV_32F) of a delta; here they come from the tap table of
-specs/focus_stack.md §3.1 (checked against cv2 when it is installed). PyTorch's default TF32 setting for
+docs/focus_stack.md, "Taps" (checked against cv2 when it is installed). PyTorch's default TF32 setting for
 cuDNN convolutions is kept, as morphseq runs it, and reported: with TF32 the outputs may differ from the
 exact reference near ties, and bench/merge.py marks such a peer as not matching, never hides it.
 
@@ -18,7 +18,7 @@ import numpy as np
 
 import peer_util
 
-# specs/focus_stack.md §3.1: blur taps g (scale S = sum(g)^2), Laplacian = s (x) d2 + d2 (x) s.
+# docs/focus_stack.md, "Taps": blur taps g (scale S = sum(g)^2), Laplacian = s (x) d2 + d2 (x) s.
 TAPS = {
     3: ([1, 2, 1], [1, 2, 1], [1, -2, 1]),
     5: ([1, 4, 6, 4, 1], [1, 4, 6, 4, 1], [1, 0, -2, 0, 1]),

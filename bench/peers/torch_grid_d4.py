@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""grid_d4 peer: what a PyTorch user would write (specs/grid_d4.md §8), on the same GPU and inputs.
+"""grid_d4 peer: what a PyTorch user would write (docs/grid_d4.md, "PyTorch peer"), on the same GPU and inputs.
 
 For each grid_d4 case of a `gpuwitness bench --dump-inputs` directory:
   1. scatter the packed grids into a zero-padded (n, 30, 30) uint8 tensor;
   2. transform the whole batch with torch.rot90 / torch.flip / transpose, then .contiguous(); per-grid ops
      are split by op with index masks;
-  3. crop each result with the corner rule of specs/grid_d4.md §6 and gather it into the packed output.
+  3. crop each result with the corner rule (docs/grid_d4.md, "The corner rule") and gather it into the packed
+     output.
 Index tensors depend only on the shapes and ops, so they are built before timing. Two timings: (a) the
 padded transform alone (step 2 on prebuilt tiles), (b) packed to packed (steps 1-3). Before timing, every
 transform must pass the coordinate probe (torch.rot90 turns anticlockwise: arc-dsl rot270). The outputs

@@ -1,59 +1,29 @@
 /* SPDX-License-Identifier: MIT
  * ex2d_patch: DESI spectroperfectionism extraction of spectral patches, batched over patches, in FP64.
  *
- * What it computes (specs/ex2d_patch.md; Bolton & Schlegel 2010; desihub/specter, desihub/gpu_specter):
- *   The image p = A f + noise; column k of A is the Gauss-Hermite spot of bin k = (spectrum s, wavelength w).
- *   Per patch (nspecpad spectra x m bins, n = nspecpad*m, k = s*m + w, pixels = the patch box in raster order):
- *   K1 spots     spot[e][iy][ix] = sum_ij c_ij Py_j[iy] Px_i[ix], negatives set to 0, divided by its sum
- *                (Px_0 = erf differences over pixel edges, Px_g = He_{g-1} G differences); per table entry e.
- *   K2           A is implicit: bin k's spot at its integer corner (xc, yc). No dense A on the GPU.
- *   K3 normal    iCov[a][b] = sum_p (S_a(p) w_p) S_b(p) over the shared footprint in raster order (no FMA),
- *                y_a = sum (S_a w_p) img_p, fluxweight_a = sum S_a w_p; iCov_kk += alpha_k^2 + 1e-15 with
- *                alpha_k = minweight - fluxweight_k if fluxweight_k < minweight (= 1e-4 max fluxweight),
- *                else regularize.
- *   K4 cholesky  iCov = L L^T (L overwrites iCov), L z = y, L^T xflux = z.
- *   K5 C blocks  C_bb = X_b^T X_b, X_b = L^-1 E_b (the diagonal blocks of iCov^-1), core spectra only.
- *   K6 Q blocks  Q_b = C_bb^(-1/2) by cyclic Jacobi; eigenvalues clipped at 1e-14 max (counted).
- *   K7 outputs   s_i = sum_j Q_b[i][j]; R_b = diag(1/s) Q_b; ivar = s^2; flux = R_b xflux_b; Rdiags;
- *                model = A xflux; chi2pix; pixmask_fraction. Each patch writes only its core into the frame.
- *
- * Data. One PSF table for the frame, built on the host (reference/ex2d_patch/ex2d_synth.h) and uploaded as is, so the
- *   CPU reference and the GPU read the same corners (a corner is a floor(): recomputing it differently by one
- *   ulp moves a whole spot). Table entry e = s_tab*nwave_tab + w_tab. Arrays are row-major FP64 unless said.
- *     image, ivar     [npix_y][npix_x]          ivar = 0 marks a masked pixel
- *     psf_sigx/sigy/dx/dy [nspec_tab][nwave_tab]; psf_c [nspec_tab][nwave_tab][gx+1][gy+1] (i = x degree)
- *     psf_xc, psf_yc  int32 [nspec_tab][nwave_tab] spot lower-left corners; spot = ny x nx pixels,
- *                     ny = 2*hsizey+1, nx = 2*hsizex+1
- *     spots           [nspec_tab*nwave_tab][ny][nx]   (K1 output, input of K3 and K7)
- *     patches         ex2d_patch_desc [npatch]  (reference/ex2d_patch/ex2d_synth.h builds them)
- *     frame outputs   flux, ivar, chi2pix, pixmask_fraction [nspec_out][nwave_out];
- *                     rdiags [nspec_out][2*ndiag+1][nwave_out]; info ex2d_patch_info [npatch]
- *   Intermediates live in the caller's workspace, one slot per patch of a batch, at the offsets that
- *   ex2d_workspace_carve() gives: iCov/L, y, fluxweight, xflux, C_bb, Q_b, model. Tests read them there.
- *   The workspace also holds K5's scratch X_b = L^-1 E_b (max_ncore blocks of n_max x m per slot): a block
- *   needs all rows of X_b from b*m down, and iCov's bandwidth, hence X_b's, is not bounded by the params.
- *
- * Launchers: device pointers, a host params struct, the workspace, cudaStream_t last; they return cudaError_t
- *   and never allocate, synchronise or keep globals. ex2d_patches_launch() runs validation and K3..K7 over a
- *   range of patches in chunks of max_batch; the per-stage launchers exist for tests and custom pipelines.
- * Errors: ex2d_check_args() runs on the host first (the launchers return cudaErrorInvalidValue and launch
- *   nothing when it fails; call it to get the reason; likewise for a NULL output or info pointer, a count,
- *   npatch, nbatch or max_batch below 1, or nbatch > max_batch). K6 keeps A and V in 16*m^2 B of opt-in
- *   shared memory (plus 4 KB static): where that exceeds the device's cudaDevAttrMaxSharedMemoryPerBlockOptin
- *   (sm_75: 64 KB, m <= 61; sm_86/89: 99 KB; sm_80: 163 KB; sm_90: 227 KB), ex2d_jacobi_launch and
- *   ex2d_patches_launch return cudaErrorInvalidConfiguration and launch nothing. The device validation pass
- *   (ex2d_validate_launch) checks every patch of the range and stores the first failure in ws.check; every
- *   later stage reads it and writes nothing when it is set. A patch whose factorisation or Jacobi fails gets
- *   its status in info[] and writes flux = ivar = Rdiags = chi2pix = 0 for its core, pixmask_fraction as
- *   usual, and leaves its model slot alone (DESI retries it with regularize = 1e-4).
- * Tolerance (against reference/ex2d_patch/ex2d_patch_ref.h, same inputs): spots 1e-14; K3 bit-identical (no FMA in
- *   that stage: __dmul_rn/__dadd_rn); xflux 1e-10 rel.; flux pull 1e-9; ivar rtol 1e-10; C_bb, Q_b 1e-10 of the
- *   block max; Rdiags 1e-10; model 1e-10 max(model); chi2pix rtol 1e-8 atol 1e-10; pixmask_fraction 2e-12.
- * Witness: one record per stage (ex2d_witness_slot). items: K1 spots; validate patches checked; K3
- *   overlapping pairs a <= b; K4 patches factorised (status written, OK or NOT_POSDEF); K5 C blocks and K6
- *   blocks diagonalised (core blocks of the patches K4 left OK); K7 core bins written (failed patches too).
- *   Stages after a failed validation record their blocks with 0 items. Jacobi sweeps per block are reported
- *   in info[] (1..jacobi_max_sweeps).
+ * What. The image p = A f + noise; column k of A is the Gauss-Hermite spot of bin k = (spectrum s, wavelength
+ *   w) (Bolton & Schlegel 2010; desihub/specter, desihub/gpu_specter). Per patch of nspecpad spectra x m bins:
+ *   K1 the spot of every PSF table entry; K3 the normal equations iCov, y (no FMA, bit for bit); K4 Cholesky
+ *   and the solves (xflux); K5 the diagonal blocks C_bb of iCov^-1; K6 Q_b = C_bb^(-1/2) by cyclic Jacobi; K7
+ *   flux, ivar, Rdiags, model, chi2pix and pixmask_fraction of the patch's core. Formulas, limits and how
+ *   this differs from specter: docs/ex2d_patch.md.
+ * Layout. Row-major FP64 unless said. image, ivar [npix_y][npix_x] (ivar 0 masks a pixel). The PSF table, entry
+ *   e = s_tab*nwave_tab + w_tab: psf_sigx/sigy/dx/dy [nspec_tab][nwave_tab], psf_c [nspec_tab][nwave_tab][gx+1]
+ *   [gy+1], psf_xc/psf_yc int32 spot corners; spots [entries][2*hsizey+1][2*hsizex+1]; patches ex2d_patch_desc
+ *   [npatch]; frame outputs flux, ivar, chi2pix, pixmask_fraction [nspec_out][nwave_out], rdiags [nspec_out]
+ *   [2*ndiag+1][nwave_out], info [npatch]. Intermediates live in the caller's workspace (ex2d_workspace_carve).
+ * Errors. ex2d_check_args() holds the host rules. A launcher returns, in this order and enqueuing nothing:
+ *   cudaErrorInvalidValue when they or its own pointer and count rules fail; a CUDA error already pending
+ *   (cudaPeekAtLastError), untouched; cudaErrorInvalidConfiguration when K6's shared memory exceeds this
+ *   device's. Otherwise it enqueues its stages and returns their launches' result. The device validation
+ *   pass stores the first bad patch of the range in the check word; the later stages then write nothing but
+ *   info {EX2D_PATCH_NOT_RUN, 0, 0, 0} for every patch of the range. A patch whose factorisation or Jacobi
+ *   fails gets its status in info[] and zeros for its core.
+ * Stream. Launchers only enqueue work on `stream`, which must belong to the current device; they never
+ *   allocate, synchronise or keep globals.
+ * Tolerance against reference/ex2d_patch/ex2d_patch_ref.h: K3 bit-identical, flux pull 1e-9, ivar and Rdiags
+ *   1e-10, chi2pix 1e-8 relative; every bound in docs/ex2d_patch.md.
+ * Witness. One record per stage (ex2d_witness_slot); each stage's items: docs/ex2d_patch.md.
  *
  * Example (tests/ex2d_patch/test_ex2d_patch_example.c compiles and runs it):
  * example-begin
@@ -76,32 +46,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The types, the argument check and the workspace layout are plain C; the launchers need the CUDA runtime
- * headers. The CPU reference includes this header without them. */
-#if defined(__CUDACC__)
-#define EX2D_PATCH_HAVE_CUDA_RUNTIME 1
-#elif defined(__has_include) /* nested: a compiler without __has_include must not parse the call */
-#if __has_include(<cuda_runtime_api.h>)
-#define EX2D_PATCH_HAVE_CUDA_RUNTIME 1
-#endif
-#endif
-#ifdef EX2D_PATCH_HAVE_CUDA_RUNTIME
-#include <cuda_runtime_api.h>
-#endif
-
-#include "gw_witness.h"
+#include "gw_witness.h" /* the witness record, and the CUDA runtime headers where they exist */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Limits of this build. n <= 1024 and m <= 112 keep K4's and K6's per-patch work inside one block; the spot
- * half sizes keep K1 at one thread per pixel (<= 31 x 31). */
-#define EX2D_MAX_DEGREE 8
-#define EX2D_MAX_N 1024
-#define EX2D_MAX_M 112
-#define EX2D_MAX_HALF_SIZE 15
-#define EX2D_WORKSPACE_ALIGN 256
+/* Limits of this build: they keep K4's and K6's per-patch work inside one block, and K1 at a thread per pixel. */
+#define EX2D_MAX_DEGREE 8        /* Gauss-Hermite degrees gx, gy */
+#define EX2D_MAX_N 1024          /* unknowns per patch, max_nspecpad * m */
+#define EX2D_MAX_M 112           /* bins per patch spectrum */
+#define EX2D_MAX_HALF_SIZE 15    /* hsizex, hsizey: spots of at most 31 x 31 pixels */
+#define EX2D_WORKSPACE_ALIGN 256 /* bytes: the workspace base and every slot */
 
 /* Per-patch outcome, in info[].status. The CPU reference returns the same codes. */
 typedef enum ex2d_patch_status {
@@ -131,16 +87,17 @@ typedef enum ex2d_error {
 
 /* The witness slot of each stage (ex2d_patches_launch takes an array of EX2D_WITNESS_SLOTS records). */
 typedef enum ex2d_witness_slot {
-    EX2D_W_VALIDATE = 0,
-    EX2D_W_SPOTS = 1,
-    EX2D_W_NORMAL = 2,
-    EX2D_W_CHOLESKY = 3,
-    EX2D_W_CBLOCKS = 4,
-    EX2D_W_JACOBI = 5,
-    EX2D_W_OUTPUTS = 6,
+    EX2D_W_VALIDATE = 0,  /* items: patches checked */
+    EX2D_W_SPOTS = 1,     /* K1: spots */
+    EX2D_W_NORMAL = 2,    /* K3: overlapping pairs a <= b */
+    EX2D_W_CHOLESKY = 3,  /* K4: patches factorised */
+    EX2D_W_CBLOCKS = 4,   /* K5: C blocks */
+    EX2D_W_JACOBI = 5,    /* K6: blocks diagonalised */
+    EX2D_W_OUTPUTS = 6,   /* K7: core bins written */
     EX2D_WITNESS_SLOTS = 7
 } ex2d_witness_slot;
 
+/* The frame's sizes and the extraction's numbers, the same for every patch and stage. */
 typedef struct ex2d_params {
     int nspec_tab, nwave_tab;   /* PSF table: padded spectra x padded wavelength bins */
     int gx, gy;                 /* Gauss-Hermite degrees in x and y, 0..8 */
@@ -176,7 +133,8 @@ typedef struct ex2d_patch_info {
     int32_t status, clipped, sweeps_min, sweeps_max;
 } ex2d_patch_info;
 
-/* The first validation failure of a range (code 0: none); patch is its global index, -1 when none. */
+/* The first validation failure of a range (code 0: none); patch is its global index, -1 when none. It is the
+ * first thing in the workspace. */
 typedef struct ex2d_check_word {
     int32_t code, patch;
 } ex2d_check_word;
@@ -206,132 +164,31 @@ typedef struct ex2d_workspace {
     int max_batch;
 } ex2d_workspace;
 
-static inline size_t ex2d_align_doubles(size_t count)
-{
-    const size_t per = EX2D_WORKSPACE_ALIGN / sizeof(double);
-    return (count + per - 1) / per * per;
-}
+/* ---- host helpers, plain C (defined in ex2d_patch_args.h, included at the end of this header) ---- */
 
+/* count doubles rounded up to whole EX2D_WORKSPACE_ALIGN blocks. */
+static inline size_t ex2d_align_doubles(size_t count);
 /* The workspace bytes for max_batch patches at once (0 when params or max_batch are out of range). */
-static inline size_t ex2d_workspace_bytes(const ex2d_params *p, int max_batch)
-{
-    if (!p || max_batch < 1 || p->m < 1 || p->max_nspecpad < 1 || p->max_ncore < 1 || p->max_box_pixels < 1 ||
-        p->m > EX2D_MAX_M || (size_t)p->max_nspecpad * (size_t)p->m > EX2D_MAX_N || p->max_ncore > p->max_nspecpad)
-        return 0;
-    const size_t n = (size_t)p->max_nspecpad * (size_t)p->m;
-    const size_t per_slot = ex2d_align_doubles(n * n) + 3 * ex2d_align_doubles(n) +
-                            2 * ex2d_align_doubles((size_t)p->max_ncore * p->m * p->m) +
-                            ex2d_align_doubles((size_t)p->max_box_pixels) +
-                            ex2d_align_doubles((size_t)p->max_ncore * n * p->m);
-    const size_t slots = (size_t)max_batch;
-    if (per_slot > (SIZE_MAX - EX2D_WORKSPACE_ALIGN) / sizeof(double) / slots) return 0;
-    return per_slot * slots * sizeof(double) + EX2D_WORKSPACE_ALIGN; /* + the check word */
-}
-
-/* The workspace layout over base (EX2D_WORKSPACE_ALIGN-aligned, ex2d_workspace_bytes(p, max_batch) bytes).
- * Returns 0, or EX2D_ERR_WORKSPACE when base is NULL or misaligned. Does not touch the memory. */
-static inline int ex2d_workspace_carve(const ex2d_params *p, int max_batch, void *base, ex2d_workspace *ws)
-{
-    if (!base || ((uintptr_t)base % EX2D_WORKSPACE_ALIGN) || ex2d_workspace_bytes(p, max_batch) == 0)
-        return EX2D_ERR_WORKSPACE;
-    const size_t n = (size_t)p->max_nspecpad * (size_t)p->m;
-    const size_t slots = (size_t)max_batch;
-    double *at = (double *)base;
-    ws->check = (ex2d_check_word *)base;
-    at += EX2D_WORKSPACE_ALIGN / sizeof(double);
-    ws->icov_stride = ex2d_align_doubles(n * n);
-    ws->vec_stride = ex2d_align_doubles(n);
-    ws->blk_stride = ex2d_align_doubles((size_t)p->max_ncore * p->m * p->m);
-    ws->model_stride = ex2d_align_doubles((size_t)p->max_box_pixels);
-    ws->xscr_stride = ex2d_align_doubles((size_t)p->max_ncore * n * p->m);
-    ws->icov = at;        at += ws->icov_stride * slots;
-    ws->y = at;           at += ws->vec_stride * slots;
-    ws->fluxweight = at;  at += ws->vec_stride * slots;
-    ws->xflux = at;       at += ws->vec_stride * slots;
-    ws->cblk = at;        at += ws->blk_stride * slots;
-    ws->qblk = at;        at += ws->blk_stride * slots;
-    ws->model = at;       at += ws->model_stride * slots;
-    ws->xscr = at;
-    ws->max_batch = max_batch;
-    return EX2D_OK;
-}
-
-/* Default numerics (regularize 0, psferr 0.01, jacobi_tol 1e-14, 30 sweeps, ndiag = hsizey) over the given
- * sizes; the caller fills the sizes (reference/ex2d_patch/ex2d_synth.h does it from a synthetic frame). */
-static inline void ex2d_params_set_numerics_default(ex2d_params *p)
-{
-    p->regularize = 0.0;
-    p->psferr = 0.01;
-    p->jacobi_tol = 1e-14;
-    p->jacobi_max_sweeps = 30;
-    p->ndiag = p->hsizey;
-}
-
-/* The host-side rules (section 7 of the spec) in enum order; 0 when the call may proceed. Used by every
- * launcher and by the reference. in may be NULL only when npatch is 0 (a params-only check); patch_first and
- * npatch select a patch range inside in->npatch; with max_batch >= 1 the workspace must be non-NULL, aligned
- * and at least ex2d_workspace_bytes(p, max_batch) bytes (max_batch 0: no workspace involved). */
+static inline size_t ex2d_workspace_bytes(const ex2d_params *p, int max_batch);
+/* The workspace layout over base (EX2D_WORKSPACE_ALIGN-aligned, ex2d_workspace_bytes(p, max_batch) bytes):
+ * 0, or EX2D_ERR_WORKSPACE when base is NULL or misaligned. Does not touch the memory. */
+static inline int ex2d_workspace_carve(const ex2d_params *p, int max_batch, void *base, ex2d_workspace *ws);
+/* Default numerics (regularize 0, psferr 0.01, jacobi_tol 1e-14, 30 sweeps, ndiag = hsizey) over p's sizes. */
+static inline void ex2d_params_set_numerics_default(ex2d_params *p);
+/* The host-side rules, in ex2d_error order; 0 when the call may proceed. Used by every launcher and by the
+ * reference. in may be NULL only when npatch is 0 (a params-only check); with max_batch >= 1 the workspace
+ * must be non-NULL, aligned and at least ex2d_workspace_bytes(p, max_batch) bytes. */
 static inline int ex2d_check_args(const ex2d_params *p, const ex2d_inputs *in, int patch_first, int npatch,
-                                  int max_batch, const void *ws, size_t ws_bytes)
-{
-    if (!p) return EX2D_ERR_NULL;
-    if (npatch > 0 && (!in || !in->image || !in->ivar || !in->psf_sigx || !in->psf_sigy || !in->psf_dx ||
-                       !in->psf_dy || !in->psf_c || !in->psf_xc || !in->psf_yc || !in->patches))
-        return EX2D_ERR_NULL;
-    if (p->nspec_tab < 1 || p->nwave_tab < 1 || p->npix_x < 1 || p->npix_y < 1 || p->nspec_out < 1 ||
-        p->nwave_out < 1 || p->m < 1 || p->max_nspecpad < 1 || p->max_ncore < 1 || p->max_box_pixels < 1 ||
-        p->hsizex < 0 || p->hsizey < 0 || p->wavepad < 0 || npatch < 0 || max_batch < 0)
-        return EX2D_ERR_SIZE;
-    if (p->gx < 0 || p->gx > EX2D_MAX_DEGREE || p->gy < 0 || p->gy > EX2D_MAX_DEGREE) return EX2D_ERR_DEGREE;
-    if (p->m > EX2D_MAX_M || p->max_nspecpad > EX2D_MAX_N / p->m || p->hsizex > EX2D_MAX_HALF_SIZE ||
-        p->hsizey > EX2D_MAX_HALF_SIZE || p->max_ncore > p->max_nspecpad || p->wavepad > (p->m - 1) / 2) /* 2*wavepad < m, without overflow */
-        return EX2D_ERR_LIMIT;
-    if (npatch > 0 && (in->npatch < 1 || patch_first < 0 || patch_first > in->npatch - npatch))
-        return EX2D_ERR_RANGE;
-    /* Written as negations so that NaN fails every rule. */
-    if (!(p->regularize >= 0.0 && p->regularize < 1e300) || !(p->psferr >= 0.0 && p->psferr < 1e300) ||
-        !(p->jacobi_tol > 0.0 && p->jacobi_tol < 1.0) || p->jacobi_max_sweeps < 1 || p->jacobi_max_sweeps > 100 ||
-        p->ndiag < 0 || p->ndiag >= p->m)
-        return EX2D_ERR_PARAM;
-    if (max_batch > 0) {
-        const size_t need = ex2d_workspace_bytes(p, max_batch);
-        if (!ws || ((uintptr_t)ws % EX2D_WORKSPACE_ALIGN) || need == 0 || ws_bytes < need) return EX2D_ERR_WORKSPACE;
-    }
-    return EX2D_OK;
-}
+                                  int max_batch, const void *ws, size_t ws_bytes);
+/* An ex2d_error in words, naming the rule. */
+static inline const char *ex2d_error_str(int code);
+/* An ex2d_patch_status in words. */
+static inline const char *ex2d_patch_status_str(int status);
 
-static inline const char *ex2d_error_str(int code)
-{
-    switch (code) {
-    case EX2D_OK: return "ok";
-    case EX2D_ERR_NULL: return "a required pointer is NULL (params, inputs, image, ivar, the PSF table, patches or outputs)";
-    case EX2D_ERR_SIZE: return "bad size: every size (table, image, frame outputs, spot, m, batch, patches) must be at least 1";
-    case EX2D_ERR_DEGREE: return "bad Gauss-Hermite degree: gx and gy must be 0..8";
-    case EX2D_ERR_LIMIT: return "above this build's limits: n = max_nspecpad*m <= 1024, m <= 112, hsizex and hsizey <= 15, max_ncore <= max_nspecpad, 2*wavepad < m";
-    case EX2D_ERR_RANGE: return "bad range: the patch or table range must lie inside [0, count)";
-    case EX2D_ERR_PARAM: return "bad numeric parameter: regularize >= 0, psferr >= 0, 0 < jacobi_tol < 1, jacobi_max_sweeps 1..100, ndiag 0..m-1, all finite";
-    case EX2D_ERR_WORKSPACE: return "workspace NULL, misaligned (256 B) or smaller than ex2d_workspace_bytes(p, max_batch)";
-    case EX2D_ERR_PATCH_TABLE: return "a patch's spectra or bins lie outside the PSF table, its core outside the frame outputs, or it is larger than max_nspecpad x m";
-    case EX2D_ERR_BOX: return "a patch pixel box is not wholly inside the image";
-    case EX2D_ERR_FOOTPRINT: return "a bin's spot footprint is not wholly inside its patch box";
-    case EX2D_ERR_IVAR: return "ivar is negative or not finite inside a patch box";
-    case EX2D_ERR_IMAGE: return "an image value is not finite inside a patch box";
-    }
-    return "unknown ex2d_patch error";
-}
+#ifdef GW_HAVE_CUDA_RUNTIME
+/* ---- launchers (docs/architecture.md, "The launcher convention"): cudaError_t; const params *, device
+ * pointers, the workspace, the witness, the stream last ---- */
 
-static inline const char *ex2d_patch_status_str(int status)
-{
-    switch (status) {
-    case EX2D_PATCH_OK: return "ok";
-    case EX2D_PATCH_NOT_POSDEF: return "not positive definite: a Cholesky pivot was <= 0 or not finite (retry with regularize = 1e-4)";
-    case EX2D_PATCH_NOT_CONVERGED: return "Jacobi not converged within jacobi_max_sweeps";
-    case EX2D_PATCH_NOT_RUN: return "not run: the validation pass rejected the range";
-    }
-    return "unknown ex2d_patch status";
-}
-
-#ifdef EX2D_PATCH_HAVE_CUDA_RUNTIME
 /* Device validation of patches [patch_first, patch_first+npatch): sets ws->check (code, patch) to the first
  * failure by patch index, or (0, -1). d_ws is the carved workspace base. */
 cudaError_t ex2d_validate_launch(const ex2d_params *p, const ex2d_inputs *d_in, int patch_first, int npatch,
@@ -347,15 +204,19 @@ cudaError_t ex2d_spots_launch(const ex2d_params *p, const ex2d_inputs *d_in, int
 cudaError_t ex2d_normal_launch(const ex2d_params *p, const ex2d_inputs *d_in, const double *d_spots,
                                int patch_first, int nbatch, void *d_ws, size_t ws_bytes, int max_batch,
                                gw_witness *d_witness, cudaStream_t stream);
+/* K4 also writes info {EX2D_PATCH_NOT_RUN, 0, 0, 0} for each patch of the batch when ws->check is set. */
 cudaError_t ex2d_cholesky_launch(const ex2d_params *p, const ex2d_inputs *d_in, int patch_first, int nbatch,
                                  void *d_ws, size_t ws_bytes, int max_batch, ex2d_patch_info *d_info,
                                  gw_witness *d_witness, cudaStream_t stream);
+/* K5: the blocks C_b of every patch of the batch whose info is EX2D_PATCH_OK. */
 cudaError_t ex2d_cblocks_launch(const ex2d_params *p, const ex2d_inputs *d_in, int patch_first, int nbatch,
                                 void *d_ws, size_t ws_bytes, int max_batch, const ex2d_patch_info *d_info,
                                 gw_witness *d_witness, cudaStream_t stream);
+/* K6: Q_b from each C_b by Jacobi; info gets clipped, the sweeps and EX2D_PATCH_NOT_CONVERGED. */
 cudaError_t ex2d_jacobi_launch(const ex2d_params *p, const ex2d_inputs *d_in, int patch_first, int nbatch,
                                void *d_ws, size_t ws_bytes, int max_batch, ex2d_patch_info *d_info,
                                gw_witness *d_witness, cudaStream_t stream);
+/* K7: flux, ivar, Rdiags, chi2pix and pixmask_fraction of each patch's core, into d_out. */
 cudaError_t ex2d_outputs_launch(const ex2d_params *p, const ex2d_inputs *d_in, const double *d_spots,
                                 int patch_first, int nbatch, void *d_ws, size_t ws_bytes, int max_batch,
                                 const ex2d_outputs *d_out, gw_witness *d_witness, cudaStream_t stream);
@@ -370,5 +231,7 @@ cudaError_t ex2d_patches_launch(const ex2d_params *p, const ex2d_inputs *d_in, c
 #ifdef __cplusplus
 }
 #endif
+
+#include "ex2d_patch_args.h"
 
 #endif /* EX2D_PATCH_H */

@@ -21,11 +21,11 @@
  *   produce the tile's 60 columns x0 .. x0+59.
  *   Rows. Per slice a warp streams FAST_STEPS = 12 input rows (oy0-2 .. oy0+9) through a 12-slot register
  *   queue; each row is requested 10 rows before use, across the slice boundary (see fast_strip).
- *   Borders. ZERO is applied twice, as the spec requires: inputs outside the image load as 0, and B
+ *   Borders. ZERO is applied twice, as docs/focus_stack.md ("Borders") requires: inputs outside the image load as 0, and B
  *   outside the image is forced to 0 before the Laplacian (never a blur into the padding). Strips whose
  *   rows oy0-2 .. oy0+9 and 64 columns all lie inside the image run a copy of the loop without masks.
  *   Selection. Per output pixel the running best is one int key = (|L/2| << 8) | (255 - z): a strictly
- *   larger score wins, and on equal scores the earlier slice has the larger key, which is the spec's
+ *   larger score wins, and on equal scores the earlier slice has the larger key, which is docs/focus_stack.md's
  *   first-max rule. The winner's input value is kept in a register (no second read). |L| = 2 |L/2| <=
  *   8,388,480 < 2^24, so the float outputs are exact: (float)(2 |L/2|) * (1/16).
  *
@@ -47,7 +47,7 @@
  *   correct, not fast.
  *
  * Integer widths: fast path int32 (B <= 1,048,560, |L/2| <= 4,194,240). General path: B int32; F, window
- * sums and V int64 (spec 3.4). No float before the final V / S.
+ * sums and V int64 (docs/focus_stack.md, "Integer widths"). No float before the final V / S.
  * Launch geometry: 1-D grids of at most (SMs x resident blocks); each block strides over tiles indexed
  * (n, tile row, tile column) in 64 bits, so y and x are limited only by their int fields. No allocation, no
  * synchronisation, no global state (the tap tables are compile-time __constant__ data).
@@ -84,7 +84,7 @@ enum {
 
 #define FULL_MASK 0xffffffffu
 
-/* OpenCV's taps (spec 3.1), indexed [(k - 3) / 2][i]: blur g, Laplacian smoothing s and second difference
+/* OpenCV's taps (docs/focus_stack.md, "Taps"), indexed [(k - 3) / 2][i]: blur g, Laplacian smoothing s and second difference
  * d2; K[a][b] = s[a] d2[b] + d2[a] s[b]. Compile-time constants, never written. */
 static __constant__ int c_gauss[3][7] = {{1, 2, 1}, {1, 4, 6, 4, 1}, {2, 7, 14, 18, 14, 7, 2}};
 static __constant__ int c_smooth[3][7] = {{1, 2, 1}, {1, 4, 6, 4, 1}, {1, 6, 15, 20, 15, 6, 1}};
@@ -328,7 +328,7 @@ __global__ void __launch_bounds__(FAST_THREADS, FAST_FOCUS_BLOCKS_PER_SM)
  * General path
  * ------------------------------------------------------------------------------------------------------- */
 
-/* The border rule of spec 3.2 for any offset: the in-image coordinate p stands for, or -1 (ZERO, outside). */
+/* The border rule of docs/focus_stack.md ("Borders") for any offset: the in-image coordinate p stands for, or -1 (ZERO, outside). */
 static __device__ __forceinline__ long long map_coord(long long p, long long n, int border)
 {
     if (p >= 0 && p < n) return p;

@@ -14,7 +14,7 @@
 #include "ex2d_patch_ref.h"
 #include "ex2d_ref_internal.h"
 
-/* ---------------------------------------------------------------- validation (spec §7) */
+/* ---------------------------------------------------------------- validation (docs/ex2d_patch.md, "Device validation rules") */
 
 static int patch_table_ok(const ex2d_params *p, const ex2d_patch_desc *d)
 {
@@ -94,7 +94,11 @@ int ex2d_ref_cholesky(const ex2d_params *p, const ex2d_inputs *in, int patch_fir
     int rc = ex2d_ref_stage_args(p, in, patch_first, nbatch, ws, ws_bytes, max_batch, &w);
     if (rc) return rc;
     if (!info) return EX2D_ERR_NULL;
-    if (w.check->code) return w.check->code;
+    if (w.check->code) { /* a rejected range: like the GPU's K4, say so in every info of the batch */
+        const ex2d_patch_info not_run = {EX2D_PATCH_NOT_RUN, 0, 0, 0};
+        for (int b = 0; b < nbatch; b++) info[patch_first + b] = not_run;
+        return w.check->code;
+    }
     const int threads = ex2d_ref_thread_count(nthreads);
     (void)threads;
     EX2D_OMP(omp parallel for num_threads(threads) schedule(dynamic, 1))
@@ -161,7 +165,11 @@ int ex2d_ref_patches(const ex2d_params *p, const ex2d_inputs *in, const double *
         !out->info)
         return EX2D_ERR_NULL;
     rc = ex2d_ref_validate(p, in, patch_first, npatch, ws, ws_bytes, max_batch, nthreads);
-    if (rc) return rc;
+    if (rc) { /* a rejected range: nothing is extracted, and every info of the range says so (as on the GPU) */
+        const ex2d_patch_info not_run = {EX2D_PATCH_NOT_RUN, 0, 0, 0};
+        for (int i = 0; i < npatch; i++) out->info[patch_first + i] = not_run;
+        return rc;
+    }
     for (int first = patch_first; first < patch_first + npatch; first += max_batch) {
         const int left = patch_first + npatch - first, nb = left < max_batch ? left : max_batch;
         rc = ex2d_ref_normal(p, in, spots, first, nb, ws, ws_bytes, max_batch, nthreads);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * ex2d_patch_ref: CPU reference for kernels/ex2d_patch (contract in ex2d_patch.h, definition in
- * specs/ex2d_patch.md §5). Same shape as the launchers: the same params, an ex2d_inputs holding HOST pointers,
+ * docs/ex2d_patch.md, "The model and the stages K1-K7"). Same shape as the launchers: the same params, an ex2d_inputs holding HOST pointers,
  * the same workspace layout (ex2d_workspace_carve over a host buffer aligned to 256 B), the same ex2d_outputs
  * and ex2d_patch_info, ex2d_check_args first, the same check word; no witness and no stream, plus nthreads
  * last (1: one thread; 0 or less: every core; N: N threads; OpenMP over patches when built with it). Every
@@ -35,8 +35,9 @@
  *     FOOTPRINT, IVAR, IMAGE); check = {first failing rule of the lowest failing patch, that patch}, else
  *     {0, -1}. PATCH_TABLE: spectra, bins and core inside the table and the frame outputs, nspecpad <=
  *     max_nspecpad, ncore <= max_ncore, 1 <= ncore_wave <= m - 2*wavepad. BOX: 0 <= xmin < xmax <= npix_x,
- *     likewise y, and box pixels <= max_box_pixels. A stage that finds check.code != 0 writes nothing and
- *     returns that code (so run ex2d_ref_validate, or ex2d_ref_patches, first).
+ *     likewise y, and box pixels <= max_box_pixels. A stage that finds check.code != 0 returns that code
+ *     and writes nothing, except ex2d_ref_cholesky (K4), which writes info {EX2D_PATCH_NOT_RUN, 0, 0, 0} for
+ *     each patch of its batch; ex2d_ref_patches writes it for every patch of a rejected range (as the GPU).
  */
 #ifndef EX2D_PATCH_REF_H
 #define EX2D_PATCH_REF_H

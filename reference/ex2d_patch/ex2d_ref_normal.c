@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * ex2d_patch reference, K3 (specs/ex2d_patch.md §5) in the overlap form, the dense form for small patches, and
- * the pair count of the witness.
+ * ex2d_patch reference, K3 (docs/ex2d_patch.md, "The model and the stages K1-K7") in the overlap form, the dense
+ * form for small patches, and the pair count of the witness.
  *   iCov[a][b] = sum_p (S_a(p) w_p) S_b(p) over the shared footprint, raster order, mirrored; 0 without overlap
  *   y_a = sum_p (S_a(p) w_p) img_p,  fluxweight_a = sum_p S_a(p) w_p   over a's footprint, raster order
  *   then iCov_kk += alpha_k^2 + 1e-15 (ex2d_ref_regularise).

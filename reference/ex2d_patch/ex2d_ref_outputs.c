@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * ex2d_patch reference, K7 (specs/ex2d_patch.md §5), for each core spectrum b of a patch:
+ * ex2d_patch reference, K7 (docs/ex2d_patch.md, "The model and the stages K1-K7"), for each core spectrum b of a
+ * patch:
  *   s_i = sum_j Q_b[i][j],  R_b = diag(1/s) Q_b,  ivar_i = s_i^2,  flux_b = R_b xflux_b,
  *   Rdiags[s][d][j] = R_b[j' - ndiag + d][j'], j' = j + wavepad (0 outside the patch's m rows);
  * and over the patch box:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * ex2d_patch reference, K4-K6 (specs/ex2d_patch.md §5), textbook loops in FP64:
+ * ex2d_patch reference, K4-K6 (docs/ex2d_patch.md, "The model and the stages K1-K7"), textbook loops in FP64:
  *   K4  iCov = L L^T (left-looking Cholesky, L in the lower triangle), L z = y, L^T xflux = z.
  *   K5  X_b = L^-1 E_b by forward substitution (X_b is zero above row b*m), C_bb = X_b^T X_b, for each core
  *       spectrum b: the diagonal blocks of iCov^-1 = L^-T L^-1 without forming the inverse.

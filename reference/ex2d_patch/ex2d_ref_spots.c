@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * ex2d_patch reference, K1 (specs/ex2d_patch.md §5): the Gauss-Hermite spot of each PSF table entry.
+ * ex2d_patch reference, K1 (docs/ex2d_patch.md, "The model and the stages K1-K7"): the Gauss-Hermite spot of each
+ * PSF table entry.
  *   edges  u_e = (e - hsize - 0.5 - offset)/sigma, e = 0..npix (pixel centres sit at integers, so pixel q of
  *          the spot spans [q - hsize - 0.5, q - hsize + 0.5] relative to the trace, minus the sub-pixel offset)
  *   P_0[q] = (erf(u_{q+1}/sqrt2) - erf(u_q/sqrt2))/2

@@ -80,7 +80,8 @@ int ex2d_tier_parse(const char *name, int *tier)
     return EX2D_SYNTH_ERR_TIER;
 }
 
-/* sigma0 + sigma1*t must stay > 0 over the table's t range (it is linear in t, so both ends decide). */
+/* The corner rule (docs/ex2d_patch.md, "Corner rule"): the centre pixel is floor(pos + 0.5), computed so that
+ * a half-way pos rounds up exactly; the spot starts hsize pixels before it. */
 void ex2d_synth_corner(double pos, int hsize, int32_t *corner, double *offset)
 {
     double centre = floor(pos);

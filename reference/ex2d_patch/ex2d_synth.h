@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT
  * ex2d_synth: the synthetic r-camera frame shared by the ex2d_patch CPU reference, the GPU tests, the CLI and
- * the benchmarks (specs/ex2d_patch.md §3, §4). Plain C11 host code; no CUDA.
+ * the benchmarks (docs/ex2d_patch.md, "The synthetic frame"). Plain C11 host code; no CUDA.
  *
  * What it builds, for a frame configuration (core fibres x core wavelength bins):
  *   - the PSF parameter table on the padded grid: every table spectrum (the core fibres plus one neighbour on
  *     each side inside the same bundle) x every table bin (core bins with wavepad below and wavepad + nwavestep
- *     above), with X, Y, sigx, sigy, c_ij from spec §3 and the corners by the corner rule
- *     i0 = floor(X + 0.5), xc = i0 - hsizex, dx = X - i0 (likewise y). Entry e = s_tab*nwave_tab + w_tab.
+ *     above), with X, Y, sigx, sigy, c_ij of docs/ex2d_patch.md, "PSF model and trace", and the corners by
+ *     its "Corner rule": i0 = floor(X + 0.5), xc = i0 - hsizex, dx = X - i0 (likewise y). Entry
+ *     e = s_tab*nwave_tab + w_tab.
  *   - the K1 spots of every entry (ex2d_ref_spots), which the image is made of;
- *   - the patch table (§4): subbundles of subbundle_size core fibres inside bundles of bundle_size, one
- *     neighbour of padding on each side except at bundle edges; wavelength steps of nwavestep core bins with
- *     wavepad on each side, m = nwavestep + 2*wavepad; box = the full padded box of the patch's footprints.
+ *   - the patch table ("Patches" there): subbundles of subbundle_size core fibres inside bundles of
+ *     bundle_size, one neighbour of padding on each side except at bundle edges; wavelength steps of nwavestep
+ *     core bins with wavepad on each side, m = nwavestep + 2*wavepad; box = the full padded box of the patch's
+ *     footprints.
  *     Patches are ordered subbundle-major: the patches of one subbundle are consecutive, by wavelength.
  *   - the params (sizes from the table and patches, numerics from ex2d_params_set_numerics_default);
  *   - f_true, the image, ivar, and an ex2d_inputs view of the host arrays.
@@ -21,13 +23,14 @@
  *
  * Image kinds. EX2D_IMAGE_FRAME: the noiseless model is sum over every table entry of f_true*spot (only fibres
  * of the table shine; for a full frame that is all 500). EX2D_IMAGE_PATCH (single-patch tiers S, M): the model is
- * A_patch f_true over the patch's own bins, so the extraction model is exact (§3, "Single-patch tests").
+ * A_patch f_true over the patch's own bins, so the extraction model is exact (docs/ex2d_patch.md,
+ * "Truth, image and noise").
  * ivar: EX2D_IVAR_MODEL gives 1/(read_noise^2 + model), EX2D_IVAR_ONE gives 1. With add_noise, every image
  * pixel in raster order gets sqrt(read_noise^2 + model)*z, z from one splitmix64 stream (seed) and Box-Muller
  * (two draws per pixel: u1 then u2). Masked columns (CCD x) get ivar = 0 on every image row; the image there
  * keeps its (finite) value.
  *
- * Tiers (spec §9.2), by ex2d_frame_config_tier():
+ * Tiers (docs/ex2d_patch.md, "Tiers"), by ex2d_frame_config_tier():
  *   S   fibre 12 (bundle 0, subbundle size 1, pads 11 and 13), 10 core bins from camera bin 600,
  *       nwavestep 10, wavepad 4: one patch, n = 3*18 = 54. Patch image, no noise, ivar 1.
  *   M   fibres 5..9 (pads 4, 10), 50 bins from camera bin 600: one 7 x 74 patch, n = 518. Patch image, no noise,
@@ -76,7 +79,7 @@ typedef enum ex2d_image_kind {
 
 typedef enum ex2d_ivar_kind {
     EX2D_IVAR_MODEL = 0, /* 1/(read_noise^2 + noiseless model) */
-    EX2D_IVAR_ONE = 1    /* 1 everywhere (noiseless analytic tests, spec §8.5) */
+    EX2D_IVAR_ONE = 1    /* 1 everywhere (noiseless analytic tests: docs/ex2d_patch.md, "Analytic cases") */
 } ex2d_ivar_kind;
 
 typedef struct ex2d_frame_config {
@@ -85,7 +88,8 @@ typedef struct ex2d_frame_config {
     int fibre_first, nfibre;
     int wave_first, nwave;
     int nfibre_camera, nwave_camera; /* 500, 2326 */
-    /* r camera (spec §3): lambda_w = wave_min + wave_step*w, t = 2(lambda - wave_min)/wave_span - 1 */
+    /* r camera (docs/ex2d_patch.md, "PSF model and trace"): lambda_w = wave_min + wave_step*w,
+     * t = 2(lambda - wave_min)/wave_span - 1 */
     double wave_min, wave_step, wave_span;        /* 5760, 0.8, 1860 */
     int ccd_npix_x, ccd_npix_y;                   /* 4114, 4128 */
     double trace_x0, fibre_pitch, bundle_gap;     /* Xc_i = x0 + pitch*i + gap*(i/bundle_size): 60, 7.3, 12 */
@@ -93,7 +97,7 @@ typedef struct ex2d_frame_config {
     double sigx0, sigx1, sigy0, sigy1;            /* sigx = sigx0 + sigx1*t: 1.05, 0.05; sigy: 1.10, 0.08 */
     int hsizex, hsizey;                           /* 8, 5 */
     int gx, gy;                                   /* Gauss-Hermite degrees, 0..8 (4, 4) */
-    /* Decomposition (spec §4) */
+    /* Decomposition (docs/ex2d_patch.md, "Patches") */
     int bundle_size, subbundle_size;              /* 25, 5 */
     int nwavestep, wavepad;                       /* 50, 12 */
     /* Truth: 100 + 50 sin(lambda/37 + fibre), + line_amp on camera bins w >= 0 with w % line_period ==
@@ -132,8 +136,8 @@ typedef struct ex2d_frame {
     ex2d_inputs inputs;          /* host view: image, ivar, the PSF table and the patches above */
 } ex2d_frame;
 
-/* The full r frame (all 500 fibres, all 2326 bins) with the spec §3 constants; frame image with noise, model
- * ivar, seed 0x5eed2d, no masked columns, crop_to_boxes 0. */
+/* The full r frame (all 500 fibres, all 2326 bins) with the constants of docs/ex2d_patch.md,
+ * "PSF model and trace"; frame image with noise, model ivar, seed 0x5eed2d, no masked columns, crop_to_boxes 0. */
 void ex2d_frame_config_default(ex2d_frame_config *cfg);
 
 /* The defaults, then the tier's preset (see the top of this file). Returns 0, EX2D_SYNTH_ERR_NULL or
@@ -157,9 +161,10 @@ int ex2d_frame_make(const ex2d_frame_config *cfg, ex2d_frame *f);
 /* Frees every array of f and zeroes it (NULL or an already freed frame: no effect). */
 void ex2d_frame_free(ex2d_frame *f);
 
-/* The corner rule (spec §3): *corner = floor(pos + 0.5) - hsize, *offset = pos - floor(pos + 0.5), in
- * [-0.5, 0.5), with floor(pos + 0.5) taken in exact arithmetic (the rounded sum pos + 0.5 can reach the next
- * integer just below a half-integer). Exposed so tests can check half-integers. */
+/* The corner rule (docs/ex2d_patch.md, "Corner rule"): *corner = floor(pos + 0.5) - hsize,
+ * *offset = pos - floor(pos + 0.5), in [-0.5, 0.5), with floor(pos + 0.5) taken in exact arithmetic (the
+ * rounded sum pos + 0.5 can reach the next integer just below a half-integer). Exposed so tests can check
+ * half-integers. */
 void ex2d_synth_corner(double pos, int hsize, int32_t *corner, double *offset);
 
 /* splitmix64 (Steele, Lea, Flood 2014): advances *state by 0x9e3779b97f4a7c15 and returns the mixed value. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * ex2d_synth, part 2: the frame (contract in ex2d_synth.h; formulas in specs/ex2d_patch.md §3, §4).
+ * ex2d_synth, part 2: the frame (contract in ex2d_synth.h; formulas in docs/ex2d_patch.md,
+ * "The synthetic frame").
  * Order of work: patch layout (fibre ranges) -> PSF table with CCD corners -> patch boxes -> image window ->
  * corners and boxes shifted into the window (integer shifts: exact) -> params -> spots (K1 of the reference)
  * -> truth, model, ivar, noise, masks.
@@ -44,6 +45,7 @@ int ex2d_synth_count_patches(const ex2d_frame_config *cfg)
     return groups * wave_steps(cfg);
 }
 
+/* sigma0 + sigma1*t must stay > 0 over the table's t range (it is linear in t, so both ends decide). */
 static int width_positive(double sigma0, double sigma1, double t_lo, double t_hi)
 {
     return sigma0 + sigma1 * t_lo > 0.0 && sigma0 + sigma1 * t_hi > 0.0;
@@ -100,9 +102,8 @@ const char *ex2d_frame_config_check(const ex2d_frame_config *cfg)
     return NULL;
 }
 
-/* floor(pos + 0.5) evaluated exactly: pos + 0.5 itself can round up to the next integer (pos = 0.5 - 2^-54
- * gives 1.0), which would put the offset at -0.5 - 2^-54, outside [-0.5, 0.5). pos - floor(pos) is exact. */
-/* The spec §3 trace, widths and Gauss-Hermite coefficients of global fibre i at camera bin w. */
+/* The trace, widths and Gauss-Hermite coefficients of global fibre i at camera bin w
+ * (docs/ex2d_patch.md, "PSF model and trace"). */
 static void psf_at(const ex2d_frame_config *cfg, int i, int w, double *x, double *y, double *sigx, double *sigy,
                    double *c)
 {
@@ -296,7 +297,7 @@ int ex2d_frame_make(const ex2d_frame_config *cfg, ex2d_frame *out)
     ex2d_params *p = &f.params;
 
     /* Table extent: the padded fibres of every group, the core bins plus wavepad below and wavepad + nwavestep
-     * above (spec §4: the last step always fits). */
+     * above (docs/ex2d_patch.md, "Patches": the last step always fits). */
     int lo = cfg->nfibre_camera, hi = -1;
     for (int fibre = cfg->fibre_first; fibre < cfg->fibre_first + cfg->nfibre;) {
         const fibre_group g = group_at(cfg, fibre);

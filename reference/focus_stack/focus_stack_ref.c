@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * focus_stack_ref: CPU reference for kernels/focus_stack (contract in focus_stack.h, definition in
- * specs/focus_stack.md §3). Plain loops over the definition, one stage at a time, every sum in int64:
+ * docs/focus_stack.md, "What it computes"). Plain loops over the definition, one stage at a time, every sum
+ * in int64:
  *
  *   per stack n and slice z:  B = G (*) I^     (LOG_ABS; LAP_ABS: B = I)
  *                             F = |K (*) B^|   (B^ = B extended by the border rule: never a fused kernel)
@@ -30,10 +31,10 @@
 
 #define MAX_K 7
 
-/* ------------------------------------------------------------------ taps (spec §3.1) */
+/* ------------------------------------------------------------------ taps (docs/focus_stack.md, "Taps") */
 
-/* The 1-D rows of the spec table: blur g, Laplacian smoothing s and second difference d2 (OpenCV's
- * small_gaussian_tab and getSobelKernels rows for ksize 3, 5, 7). */
+/* The 1-D rows of the table in docs/focus_stack.md, "Taps": blur g, Laplacian smoothing s and second
+ * difference d2 (OpenCV's small_gaussian_tab and getSobelKernels rows for ksize 3, 5, 7). */
 static const int g_rows[3][MAX_K] = {{1, 2, 1}, {1, 4, 6, 4, 1}, {2, 7, 14, 18, 14, 7, 2}};
 static const int s_rows[3][MAX_K] = {{1, 2, 1}, {1, 4, 6, 4, 1}, {1, 6, 15, 20, 15, 6, 1}};
 static const int d2_rows[3][MAX_K] = {{1, -2, 1}, {1, 0, -2, 0, 1}, {1, 2, -1, -4, -1, 2, 1}};
@@ -61,7 +62,7 @@ static fs_taps make_taps(int ksize, int measure)
     return t;
 }
 
-/* ------------------------------------------------------------------ border rules (spec §3.2) */
+/* ------------------------------------------------------ border rules (docs/focus_stack.md, "Borders") */
 
 /* Where coordinate p of an axis of length n reads from, or -1 for "outside: the value is 0" (ZERO).
  * REFLECT101 folds any offset, also ones larger than the image (1-px images, big windows). */

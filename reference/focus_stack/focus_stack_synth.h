@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * A synthetic Z stack whose best-focus slice is known per pixel, for `gpuwitness check`, `doctor` and the
- * CLI tests (specs/focus_stack.md §6 item 6). Plain C, no CUDA.
+ * CLI tests (docs/focus_stack.md, "Test groups", item 6). Plain C, no CUDA.
  *
  * Each image is cut into 64x64 cells. A cell that lies fully inside the image is textured (3 in 4, drawn
  * from the seed; the first always is) or flat; partial cells at the right and bottom edges are flat. A

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Writes reference/grid_d4/grid_d4_arc_shapes.h: the (height, width, count) table of every grid (train and test, input and
 output) in the ARC-AGI-1 training tasks. gpuwitness check draws its built-in problem from it.
-Run once when the data changes:  python3 reference/grid_d4/gen_arc_shapes.py tests/data/arc-agi-1-training > reference/grid_d4/grid_d4_arc_shapes.h
+Run once when the data changes (GW_DATA_DIR: docs/testing.md, "Data sets"):
+    python3 reference/grid_d4/gen_arc_shapes.py "$GW_DATA_DIR/arc/arc-agi-1-training" > reference/grid_d4/grid_d4_arc_shapes.h
+The table holds only shapes and counts, no cells; test_gw_arc.data checks it against the data.
 """
 import collections
 import json

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * grid_d4_ref: CPU reference and host-side validation for kernels/grid_d4 (contract in grid_d4.h,
- * rules in specs/grid_d4.md §2 and §4). Plain loops that follow the definition; speed is secondary.
+ * rules in docs/grid_d4.md, "Semantics" and "Bad input"). Plain loops that follow the definition; speed
+ * is secondary.
  * Flags are ignored here: GRID_D4_PREVALIDATED only changes what the device checks, and unknown flag
  * bits are the launcher's business (it returns cudaErrorInvalidValue for them).
  */
@@ -128,7 +129,7 @@ grid_d4_status grid_d4_validate(const grid_d4_params *p, const uint8_t *in, cons
             if (ranges_intersect(outputs[o], outputs[o2])) return GRID_D4_ERR_ALIAS;
     }
 
-    /* Per-grid rules, lowest k first; within a grid in the order of the spec table. */
+    /* Per-grid rules, lowest k first; within a grid in table order (docs/grid_d4.md, "Bad input"). */
     for (size_t k = 0; k < n; k++) {
         grid_d4_status s = GRID_D4_OK;
         const uint64_t size = (uint64_t)height[k] * width[k];

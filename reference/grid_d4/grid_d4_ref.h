@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-/* Checks host copies of the batch description in the order of the spec table: NULL pointers, batch_op,
+/* Checks host copies of the batch description in the order of the table in docs/grid_d4.md, "Bad input": NULL pointers, batch_op,
  * aliasing (pointer ranges only), then per grid k (lowest k first, rules in order): ops[k], empty,
  * too large, bounds; then overlap between any two grids (full check: sorts, may allocate; index = the
  * lower index of the first overlapping pair in offset order). *bad_index (may be NULL) gets the index,

@@ -33,7 +33,7 @@ gw_cli_test(NAME bench_help_command RC 0 LABELS host bench STDOUT "usage: gpuwit
 gw_cli_test(NAME bench_in_top_help RC 0 LABELS host bench STDOUT "  bench +time every kernel" ARGS --help)
 foreach(case
     "unknown_option|unknown option '--frob': options are --size, --json, --min-speedup|--frob"
-    "unknown_kernel|unknown kernel 'grid_d8': kernels are grid_d4, focus_stack, ex2d_patch|grid_d8"
+    "unknown_kernel|unknown kernel 'grid_d8': kernels are ${GW_KERNEL_NAMES}|grid_d8"
     "bad_size|--size 'huge': must be smoke, small, realistic or full|--size;huge"
     "bad_reps|--reps '0': must be an integer from 1 to 100000|--reps;0"
     "bad_cpu_reps|--cpu-reps 'many': must be an integer from 1 to 1000|--cpu-reps;many"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# usage: gw_bad_input_cli.sh GPUWITNESS WORKDIR [VALGRIND GATE_SCRIPT]
+# usage: GW_KERNEL_NAMES="a, b" gw_bad_input_cli.sh GPUWITNESS WORKDIR [VALGRIND GATE_SCRIPT]
 # The bad-input table of the gpuwitness CLI: global options, doctor, check, run grid_d4 and run focus_stack,
 # each with bad arguments and bad files (made here, in WORKDIR). Every row must exit with its code (2 bad
 # usage, 1 bad input file), print every one of its words on stderr (the argument or file and the rule), and
@@ -8,6 +8,7 @@
 # (ctest/gw_valgrind_gate.sh) every row also runs under memcheck and must leak nothing. The rows already
 # registered one by one in tests/cli/CMakeLists.txt and tests/focus_stack/cli.cmake are not repeated here.
 set -u
+: "${GW_KERNEL_NAMES:?the kernels as the CLI lists them, e.g. 'grid_d4, focus_stack'}"
 gw=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") work=$2 valgrind=${3:-} gate=${4:-}
 rm -rf "$work" "$work.io"
 mkdir -p "$work" "$work.io" || exit 1
@@ -151,7 +152,7 @@ row "check --device CPU (case)" 2 "--device 'CPU': must be one of cuda, cuda:N, 
 
 # ---------------------------------------------------------------- run grid-d4: arguments
 group="gpuwitness run grid-d4 (arguments)"
-row "run without a kernel" 2 "run: missing KERNEL: one of grid_d4, focus_stack, ex2d_patch" run --device cpu
+row "run without a kernel" 2 "run: missing KERNEL: one of $GW_KERNEL_NAMES" run --device cpu
 row "--op without a value" 2 "option '--op' needs a value" run grid-d4 -o out.json a.json --op
 row "--op in capitals" 2 "--op 'ROT90': unknown op; must be one of identity, rot90" \
   run grid-d4 --op ROT90 --device cpu -o out.json a.json
@@ -262,7 +263,7 @@ ex2d "--out-dir empty" "option '--out-dir' needs a non-empty value" --out-dir=
 ex2d "--out-dir without a value" "option '--out-dir' needs a value" --tier S --out-dir
 ex2d "unknown short option" "unknown option '-x': options are --tier, --fibres, --waves, --device, --threads, --seed, --out-dir" \
   --out-dir d -x
-ex2d "a lone dash" "unexpected argument '-': the frame is synthetic, ex2d takes options only" --out-dir d -
+ex2d "a lone dash" "unexpected argument '-': the frame is synthetic, ex2d_patch takes options only" --out-dir d -
 ex2d "--device cuda:abc" "--device 'cuda:abc': the device ordinal" --out-dir d --device cuda:abc
 
 # ---------------------------------------------------------------- summary

@@ -8,9 +8,9 @@ gw_cli_test(NAME cli_help_trace RC 0
   ARGS trace --help)
 gw_cli_test(NAME cli_help_command_trace RC 0 STDOUT "usage: gpuwitness trace KERNEL" ARGS help trace)
 gw_cli_test(NAME cli_trace_usage_missing_kernel RC 2
-  STDERR "trace: missing KERNEL: one of grid_d4, focus_stack, ex2d_patch" ARGS trace)
+  STDERR "trace: missing KERNEL: one of ${GW_KERNEL_NAMES}" ARGS trace)
 gw_cli_test(NAME cli_trace_usage_unknown_kernel RC 2
-  STDERR "trace: unknown KERNEL 'frob': one of grid_d4, focus_stack, ex2d_patch" ARGS trace frob)
+  STDERR "trace: unknown KERNEL 'frob': one of ${GW_KERNEL_NAMES}" ARGS trace frob)
 # Every spelling of a kernel reaches its trace (here stopped by the device rule, before any work).
 gw_cli_test(NAME cli_trace_accepts_the_hyphenated_name RC 2
   STDERR "--device cpu: a trace records GPU activity" ARGS trace ex2d-patch --device cpu)

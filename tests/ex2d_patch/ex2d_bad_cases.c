@@ -310,8 +310,6 @@ static void ivar_nan_0_and_spec_outside_1(ex2d_args *a, ex2d_arena *ar)
 #define FN_OUT (EX2D_FN_OUTPUTS | EX2D_FN_PATCHES)
 #define FN_BATCH (EX2D_FN_VALIDATE | EX2D_FN_STAGES | EX2D_FN_PATCHES)
 #define FN_DEVICE (EX2D_FN_VALIDATE | EX2D_FN_PATCHES)
-/* a check word left by a failed validation: read on the host by the reference, on the device by a launcher */
-#define CHECK_WORD_ROW (-2)
 
 #define DEVICE_ROWS(fn, what, code, words)                                                                             \
     {what ", first patch", fn##_0, FN_DEVICE, code, 0, words},                                                        \
@@ -412,11 +410,11 @@ const ex2d_bad_case ex2d_bad_cases[] = {
     {"outputs.pixmask_fraction NULL", out_pixmask_null, FN_OUT, EX2D_ERR_NULL, -1, NULL_W "|outputs"},
     {"outputs.info NULL", out_info_null, FN_OUT, EX2D_ERR_NULL, -1, NULL_W "|outputs"},
     {"check word {PATCH_TABLE, 0} from a failed validation", check_patch_table_0, EX2D_FN_STAGES,
-     EX2D_ERR_PATCH_TABLE, CHECK_WORD_ROW, TABLE_W},
-    {"check word {BOX, 1}", check_box_1, EX2D_FN_STAGES, EX2D_ERR_BOX, CHECK_WORD_ROW, BOX_W},
-    {"check word {FOOTPRINT, 0}", check_footprint_0, EX2D_FN_STAGES, EX2D_ERR_FOOTPRINT, CHECK_WORD_ROW, FOOT_W},
-    {"check word {IVAR, 1}", check_ivar_1, EX2D_FN_STAGES, EX2D_ERR_IVAR, CHECK_WORD_ROW, IVAR_W},
-    {"check word {IMAGE, 0}", check_image_0, EX2D_FN_STAGES, EX2D_ERR_IMAGE, CHECK_WORD_ROW, IMAGE_W},
+     EX2D_ERR_PATCH_TABLE, EX2D_CHECK_WORD_ROW, TABLE_W},
+    {"check word {BOX, 1}", check_box_1, EX2D_FN_STAGES, EX2D_ERR_BOX, EX2D_CHECK_WORD_ROW, BOX_W},
+    {"check word {FOOTPRINT, 0}", check_footprint_0, EX2D_FN_STAGES, EX2D_ERR_FOOTPRINT, EX2D_CHECK_WORD_ROW, FOOT_W},
+    {"check word {IVAR, 1}", check_ivar_1, EX2D_FN_STAGES, EX2D_ERR_IVAR, EX2D_CHECK_WORD_ROW, IVAR_W},
+    {"check word {IMAGE, 0}", check_image_0, EX2D_FN_STAGES, EX2D_ERR_IMAGE, EX2D_CHECK_WORD_ROW, IMAGE_W},
     /* K1 */
     {"spots (output) NULL", spots_out_null, EX2D_FN_SPOTS, EX2D_ERR_NULL, -1, NULL_W "|outputs"},
     {"count 0", count_0, EX2D_FN_SPOTS, EX2D_ERR_SIZE, -1, SIZE_W},

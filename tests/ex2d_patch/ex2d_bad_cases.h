@@ -61,12 +61,16 @@ typedef struct ex2d_args {
     double *spots_out;
 } ex2d_args;
 
+/* ex2d_bad_case.patch of a row that plants the check word a failed validation leaves (read on the host by the
+ * reference, on the device by a launcher) */
+#define EX2D_CHECK_WORD_ROW (-2)
+
 typedef struct ex2d_bad_case {
     const char *name;
     void (*breaks)(ex2d_args *a, ex2d_arena *ar);
     unsigned fns;      /* EX2D_FN_* that must refuse it */
     int code;          /* ex2d_error */
-    int patch;         /* the check word's patch for a validation rule; -1 for a host rule */
+    int patch;         /* the check word's patch for a validation rule; -1 for a host rule; EX2D_CHECK_WORD_ROW */
     const char *words; /* '|'-separated words ex2d_error_str(code) must hold */
 } ex2d_bad_case;
 

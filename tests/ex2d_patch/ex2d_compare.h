@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT
- * Element-wise comparison for the ex2d_patch GPU tests (specs/ex2d_patch.md §8.3): a result passes when
- * |got - want| <= atol + rtol |want|, or when its bits equal want's (K3). NaN never passes, and an element that
- * still holds the poison (all-ones bytes, written before every GPU call) is reported as such, in words that
- * name the guard ("still holds the poison"). The first EX2D_CMP_SHOW failures are printed with their index
- * and both values; all of them are counted. Plain C, no CUDA.
+ * Element-wise comparison for the ex2d_patch GPU tests (docs/ex2d_patch.md, "Numerics and tolerances"): a result
+ * passes when |got - want| <= atol + rtol |want|, or when its bits equal want's (K3). NaN never passes, and an
+ * element that still holds the poison (all-ones bytes, written before every GPU call) is reported as such, in words
+ * that name the guard ("still holds the poison"). The first EX2D_CMP_SHOW failures are printed with their index and
+ * both values; all of them are counted. Plain C, no CUDA.
  *
  *   ex2d_cmp c;
  *   ex2d_cmp_init(&c, "K3 iCov, patch 0", n);          // indices print as [row][col]

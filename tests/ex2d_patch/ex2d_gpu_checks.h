@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT
- * The ex2d_patch GPU tests' comparisons (specs/ex2d_patch.md §8.3-§8.5), stage by stage, between what the GPU
- * wrote (t->got_*, after ex2d_gc_download) and the CPU reference (t->ref_*), over the patches [first,
- * first + count) of one batch (workspace slot b = patch first + b). Each function prints its failures (the first
- * EX2D_CMP_SHOW per quantity, then a count) and returns their number; the caller asserts on it. Besides the
- * values, every function requires that what the stage must write holds no poison and that what it must leave
- * alone (padding of a slot, unused blocks, failed patches, bins outside every core) still does.
+ * The ex2d_patch GPU tests' comparisons (docs/ex2d_patch.md, "Numerics and tolerances": its "Tolerances",
+ * "Invariants" and "Analytic cases"), stage by stage, between what the GPU wrote (t->got_*, after ex2d_gc_download)
+ * and the CPU reference (t->ref_*), over the patches [first, first + count) of one batch (workspace slot b = patch
+ * first + b). Each function prints its failures (the first EX2D_CMP_SHOW per quantity, then a count) and returns
+ * their number; the caller asserts on it. Besides the values, every function requires that what the stage must
+ * write holds no poison and that what it must leave alone (padding of a slot, unused blocks, failed patches, bins
+ * outside every core) still does.
  *
  * Tolerances are the header's: K3 bit for bit; xflux 1e-10 of its max; C_bb, Q_b 1e-10 of the block max;
  * model 1e-10 of max(model); flux pull 1e-9; ivar rtol 1e-10; Rdiags 1e-10; chi2pix rtol 1e-8 atol 1e-10;
@@ -39,12 +40,15 @@ size_t ex2d_check_model(const ex2d_gpu_case *t, int first, int count);
  * untouched. Needs no workspace, so it also checks pipelines run in several chunks. */
 size_t ex2d_check_frame(const ex2d_gpu_case *t, int first, int count);
 
-/* §8.5 noiseless patch (image = A f_true, ivar 1): |flux - R f_true| < 1e-9 |R f_true| for every core bin
- * (R from the GPU's Q), |A xflux - image| < 1e-6 on every unmasked box pixel; and rows of R sum to 1. */
+/* The noiseless patch of docs/ex2d_patch.md, "Analytic cases" (image = A f_true, ivar 1):
+ * |flux - R f_true| < 1e-9 |R f_true| for every core bin (R from the GPU's Q), |A xflux - image| < 1e-6 on
+ * every unmasked box pixel; and rows of R sum to 1. */
 size_t ex2d_check_noiseless(const ex2d_gpu_case *t, int first, int count);
 
-/* Everything ex2d_gc_poison_all poisoned still holds the poison. */
-size_t ex2d_check_untouched(const ex2d_gpu_case *t);
+/* Everything ex2d_gc_poison_all poisoned still holds the poison, except info[] of the patches of [not_run_first,
+ * not_run_first + not_run_count), which must read {EX2D_PATCH_NOT_RUN, 0, 0, 0} (a range the validation pass
+ * rejected; count 0 for a call rejected on the host). */
+size_t ex2d_check_untouched(const ex2d_gpu_case *t, int not_run_first, int not_run_count);
 
 /* The seven witness records of ex2d_patches_launch over [first, first + count) run in chunks of max_batch:
  * validation one launch, count patches; K1's record untouched; every other stage one launch per chunk with

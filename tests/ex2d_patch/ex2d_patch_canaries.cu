@@ -56,7 +56,7 @@ static void upload(void *d, const void *h, size_t bytes, int *ok)
     if (*ok && cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice) != cudaSuccess) *ok = 0;
 }
 
-/* The "GPU function that computes on the CPU" of specs/witness.md: correct bytes, no kernel, empty witness. */
+/* The "GPU function that computes on the CPU" of docs/witness.md: correct bytes, no kernel, empty witness. */
 extern "C" cudaError_t __wrap_ex2d_patches_launch(const ex2d_params *p, const ex2d_inputs *d_in,
                                                   const double *d_spots, int patch_first, int npatch, int max_batch,
                                                   void *d_ws, size_t ws_bytes, const ex2d_outputs *d_out,

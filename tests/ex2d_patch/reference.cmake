@@ -3,8 +3,8 @@
 #   test_ex2d_synth (cpu, + .memcheck)        synthetic frame: corner rule, PSF table, patch table, truth,
 #                                             image, noise, config errors; K1 spot invariants and analytic spots
 #   test_ex2d_patch_ref (cpu, + .memcheck)    the reference on tier S and small frames: dense == overlap bitwise,
-#                                             §8.4 invariants, noiseless patch, masking, regularisation, statuses,
-#                                             stitching, threads, every bad-input rule of §7
+#                                             the invariants, noiseless patch, masking, regularisation, statuses,
+#                                             stitching, threads, every bad-input rule
 #   test_ex2d_patch_tiers (cpu)               (test_ex2d_patch_ref.c, GW_EX2D_LARGE_TIERS) tiers M and L: dense == overlap on 518 unknowns, noiseless M, noisy
 #                                             L chi, threaded == single-threaded; too slow for Valgrind
 # -ffp-contract=off: the tests recompute sums in the reference's order and compare bits.

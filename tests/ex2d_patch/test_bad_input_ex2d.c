@@ -4,7 +4,9 @@
  * and ex2d_ref_patches. A row passes when the function returns the row's code, ex2d_error_str() of it holds
  * the row's words, and no byte of the inputs, the outputs or the workspace (all pre-filled: outputs and
  * workspace with the sentinel 0xA5) changed, except that a device-validation row must leave exactly the
- * check word {code, patch}. This file's own tables: ex2d_workspace_bytes / ex2d_workspace_carve, and the
+ * check word {code, patch}, and that a rejected range is marked: ex2d_ref_patches after a failed validation,
+ * and ex2d_ref_cholesky (K4) on a failed validation's check word, write info {EX2D_PATCH_NOT_RUN, 0, 0, 0}
+ * for every patch of their range and nothing else. This file's own tables: ex2d_workspace_bytes / ex2d_workspace_carve, and the
  * synthetic frame's ex2d_frame_config_check / ex2d_frame_make / ex2d_frame_config_tier / ex2d_tier_parse.
  */
 #include <float.h>
@@ -71,10 +73,15 @@ static void snap_take(snap *s, const ex2d_arena *ar, size_t ws_from)
     bi_bytes_take(&s->b[10], ar->out.info, (size_t)ar->f.npatch * sizeof(ex2d_patch_info));
 }
 
-static void snap_expect(snap *s, const char *row)
+/* Every buffer unchanged, except that info reads {EX2D_PATCH_NOT_RUN, 0, 0, 0} for the patches of [first,
+ * first + n) when the call `marks` a rejected range. */
+static void snap_expect(snap *s, const char *row, int marks, int first, int n)
 {
     static const char *what[] = {"the patch table", "the image", "ivar", "the workspace", "the K1 spots output",
-                                 "flux", "ivar (output)", "rdiags", "chi2pix", "pixmask_fraction", "info"};
+                                 "flux", "ivar (output)", "rdiags", "chi2pix", "pixmask_fraction",
+                                 "info (EX2D_PATCH_NOT_RUN for the rejected range, unchanged elsewhere)"};
+    ex2d_patch_info *want = (ex2d_patch_info *)s->b[10].copy; /* info as it was: the range becomes NOT_RUN */
+    for (int k = first; marks && k < first + n; k++) want[k] = (ex2d_patch_info){EX2D_PATCH_NOT_RUN, 0, 0, 0};
     for (int i = 0; i < 11; i++) bi_bytes_expect_unchanged(&s->b[i], row, what[i]);
 }
 
@@ -104,7 +111,9 @@ static void expect_rows(unsigned fn, const char *fn_name)
             cr_expect(w->code == c->code && w->patch == c->patch, "%s: check word {%d, %d}, want {%d, %d}", row,
                       w->code, w->patch, c->code, c->patch);
         }
-        snap_expect(&s, row);
+        const int marked = (fn == EX2D_FN_PATCHES && device_rule) ||
+                           (fn == EX2D_FN_CHOLESKY && c->patch == EX2D_CHECK_WORD_ROW);
+        snap_expect(&s, row, marked, a.patch_first, a.npatch);
     }
     cr_expect_gt(rows, 0, "%s: no rows", fn_name);
     cr_log_info("%s: %zu bad inputs rejected", fn_name, rows);
@@ -118,11 +127,11 @@ Test(ex2d_ref_validate, sets_the_check_word_of_the_first_bad_patch_and_writes_no
 }
 Test(ex2d_ref_spots, rejects_and_writes_no_spot) { expect_rows(EX2D_FN_SPOTS, "ex2d_ref_spots"); }
 Test(ex2d_ref_normal, rejects_and_writes_nothing) { expect_rows(EX2D_FN_NORMAL, "ex2d_ref_normal"); }
-Test(ex2d_ref_cholesky, rejects_and_writes_nothing) { expect_rows(EX2D_FN_CHOLESKY, "ex2d_ref_cholesky"); }
+Test(ex2d_ref_cholesky, rejects_and_writes_nothing_but_not_run_after_a_failed_validation) { expect_rows(EX2D_FN_CHOLESKY, "ex2d_ref_cholesky"); }
 Test(ex2d_ref_cblocks, rejects_and_writes_nothing) { expect_rows(EX2D_FN_CBLOCKS, "ex2d_ref_cblocks"); }
 Test(ex2d_ref_jacobi, rejects_and_writes_nothing) { expect_rows(EX2D_FN_JACOBI, "ex2d_ref_jacobi"); }
 Test(ex2d_ref_outputs, rejects_and_writes_nothing) { expect_rows(EX2D_FN_OUTPUTS, "ex2d_ref_outputs"); }
-Test(ex2d_ref_patches, rejects_and_writes_no_output) { expect_rows(EX2D_FN_PATCHES, "ex2d_ref_patches"); }
+Test(ex2d_ref_patches, rejects_writes_no_output_and_marks_a_rejected_range_not_run) { expect_rows(EX2D_FN_PATCHES, "ex2d_ref_patches"); }
 
 /* A row can only fail because of what it breaks: the unbroken call passes every function, and every
  * device-validation row passes the host check (it is caught by the validation pass, not before). */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT
- * GPU tests of kernels/ex2d_patch (specs/ex2d_patch.md §7, §8) against the CPU reference on the synthetic
- * tiers S (n = 54), M (n = 518) and L (47 patches of one subbundle):
- *   - K1 spots against the reference, the §8.4 spot invariants, the pure-Gaussian spot of §8.5, degree 8;
- *   - every stage through its own launcher (validation, K3 bit for bit, K4..K7 within §8.3), then the
+ * GPU tests of kernels/ex2d_patch (docs/ex2d_patch.md, "Argument rules and per-patch statuses" and "Numerics
+ * and tolerances") against the CPU reference on the synthetic tiers S (n = 54), M (n = 518) and L (47 patches
+ * of one subbundle):
+ *   - K1 spots against the reference, the spot invariants ("Invariants"), the pure-Gaussian spot ("Analytic
+ *     cases"), degree 8;
+ *   - every stage through its own launcher (validation, K3 bit for bit, K4..K7 within "Tolerances"), then the
  *     pipeline launcher, in one chunk and in several, over a whole frame and over a range inside it;
- *   - the §8.4 invariants on the GPU side alone and the §8.5 analytic cases (noiseless patch, noisy chi over
+ *   - the invariants on the GPU side alone and the analytic cases (noiseless patch, noisy chi over
  *     tier L, a masked column);
  *   - per-patch failures (a non-positive pivot, a one-sweep Jacobi limit), a NULL witness, determinism;
  *   - bad input: every host rule rejected before any launch, every device rule caught by the validation pass,
@@ -247,8 +249,8 @@ static void every_stage_matches_the_reference(int tier)
     double *icov_k3 = NULL;
     run_validate_and_normal(&t, &icov_k3);
     run_solve_stages(&t, icov_k3);
-    /* tiers S and M are noiseless single patches with ivar 1 (§8.5) */
-    cr_expect(ex2d_check_noiseless(&t, 0, t.f.npatch) == 0, "§8.5 noiseless patch (above)");
+    /* tiers S and M are noiseless single patches with ivar 1 ("Analytic cases") */
+    cr_expect(ex2d_check_noiseless(&t, 0, t.f.npatch) == 0, "noiseless patch (above)");
     free(icov_k3);
     ex2d_gc_close(&t);
 }
@@ -319,7 +321,7 @@ Test(ex2d_patch_gpu, pipeline_on_tier_s_matches_the_reference)
     run_pipeline(&t, 0, t.f.npatch, 1, t.d_witness);
     expect_pipeline_matches(&t, 0, t.f.npatch, 1);
     cr_expect(ex2d_check_model(&t, 0, t.f.npatch) == 0, "pipeline model (above)");
-    cr_expect(ex2d_check_noiseless(&t, 0, t.f.npatch) == 0, "§8.5 noiseless patch (above)");
+    cr_expect(ex2d_check_noiseless(&t, 0, t.f.npatch) == 0, "noiseless patch (above)");
     ex2d_gc_close(&t);
 }
 
@@ -332,7 +334,7 @@ Test(ex2d_patch_gpu, pipeline_on_tier_m_matches_the_reference_and_the_noiseless_
     run_pipeline(&t, 0, t.f.npatch, 1, t.d_witness);
     expect_pipeline_matches(&t, 0, t.f.npatch, 1);
     cr_expect(ex2d_check_model(&t, 0, t.f.npatch) == 0, "pipeline model (above)");
-    cr_expect(ex2d_check_noiseless(&t, 0, t.f.npatch) == 0, "§8.5 noiseless patch (above)");
+    cr_expect(ex2d_check_noiseless(&t, 0, t.f.npatch) == 0, "noiseless patch (above)");
     ex2d_gc_close(&t);
 }
 
@@ -409,7 +411,7 @@ Test(ex2d_patch_gpu, tier_l_noisy_chi_has_unit_scatter_and_batching_changes_no_b
     expect_pipeline_matches(&t, 0, np, 47);
     cr_expect(ex2d_check_model(&t, 0, np) == 0, "pipeline model (above)");
 
-    /* §8.5: chi = (flux - R f_true) sqrt(ivar) over every core bin, R from the GPU's Q (one batch: every
+    /* "Analytic cases": chi = (flux - R f_true) sqrt(ivar) over every core bin, R from the GPU's Q (one batch: every
      * patch's Q is still in the workspace). */
     double sum = 0.0, sum2 = 0.0;
     size_t count = 0;
@@ -480,7 +482,7 @@ Test(ex2d_patch_gpu, a_masked_column_keeps_every_result_and_pixmask_is_positive_
     run_pipeline(&t, 0, t.f.npatch, 1, t.d_witness);
     expect_pipeline_matches(&t, 0, t.f.npatch, 1);
     cr_expect(ex2d_check_model(&t, 0, t.f.npatch) == 0, "pipeline model (above)");
-    cr_expect(ex2d_check_noiseless(&t, 0, t.f.npatch) == 0, "§8.5 noiseless patch with a masked column (above)");
+    cr_expect(ex2d_check_noiseless(&t, 0, t.f.npatch) == 0, "noiseless patch with a masked column (above)");
 
     /* pixmask_fraction > 0 exactly for the core bins whose spot has weight in the column */
     const int nx = 2 * p->hsizex + 1, ny = 2 * p->hsizey + 1, x_image = column - t.f.image_x0;
@@ -681,6 +683,42 @@ static void break_rule(size_t rule, call_args *a, const ex2d_gpu_case *t)
     }
 }
 
+/* The launch order (docs/architecture.md, "The launcher convention") on a real runtime: an error left pending
+ * by someone else's call is returned as it is, still pending, and the pipeline launcher enqueues none of its
+ * stages: every output keeps its poison and every stage's witness stays zero. Then the same call works. */
+Test(ex2d_patch_gpu, an_error_pending_on_entry_is_returned_untouched_and_nothing_is_enqueued)
+{
+    const ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_S);
+    ex2d_gpu_case t;
+    ex2d_gc_open(&t, &cfg, 1);
+    const ex2d_params *p = &t.f.params;
+    ex2d_gc_poison_all(&t);
+    GW_CUDA(cudaStreamSynchronize(t.stream));
+
+    const cudaError_t pending = gw_plant_pending_error();
+    const cudaError_t err = ex2d_patches_launch(p, &t.d_in, t.d_spots, 0, t.f.npatch, t.max_batch, t.d_ws, t.ws_bytes,
+                                                &t.d_out, t.d_witness, t.stream);
+    cr_expect_eq(err, pending, "ex2d_patches_launch returned %s, want the pending %s", cudaGetErrorName(err),
+                 cudaGetErrorName(pending));
+    const cudaError_t still = cudaGetLastError(); /* reads and clears it */
+    cr_expect_eq(still, pending, "after the call the pending error is %s, want %s untouched", cudaGetErrorName(still),
+                 cudaGetErrorName(pending));
+    ex2d_gc_download(&t);
+    cr_expect(ex2d_check_untouched(&t, 0, 0) == 0, "a stage ran with an error pending (above)");
+    char msg[1024];
+    for (int slot = 0; slot < EX2D_WITNESS_SLOTS; slot++)
+        cr_expect(ex2d_gc_witness(&t, slot, 0, 0, msg, sizeof msg) == 0, "stage %d ran with an error pending: %s",
+                  slot, msg);
+
+    ex2d_gc_poison_all(&t); /* nothing pending now: the same call goes through */
+    expect_success(ex2d_patches_launch(p, &t.d_in, t.d_spots, 0, t.f.npatch, t.max_batch, t.d_ws, t.ws_bytes,
+                                       &t.d_out, t.d_witness, t.stream),
+                   "the same call with nothing pending");
+    ex2d_gc_download(&t);
+    cr_expect(ex2d_check_validation_word(&t, EX2D_OK, -1) == 0, "validation after the retry (above)");
+    ex2d_gc_close(&t);
+}
+
 Test(ex2d_patch_gpu, host_rules_reject_bad_arguments_before_any_launch_and_write_nothing)
 {
     const ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
@@ -739,7 +777,7 @@ Test(ex2d_patch_gpu, host_rules_reject_bad_arguments_before_any_launch_and_write
     }
 
     ex2d_gc_download(&t);
-    cr_expect(ex2d_check_untouched(&t) == 0, "a rejected call wrote (above)");
+    cr_expect(ex2d_check_untouched(&t, 0, 0) == 0, "a rejected call wrote (above)");
     for (int slot = 0; slot < EX2D_WITNESS_SLOTS; slot++) expect_witness(&t, slot, 0, 0, "rejected calls");
     ex2d_gc_close(&t);
 }
@@ -819,7 +857,7 @@ static void break_device_rule(size_t rule, ex2d_gpu_case *t)
     }
 }
 
-Test(ex2d_patch_gpu, device_validation_reports_the_first_bad_patch_and_no_stage_writes)
+Test(ex2d_patch_gpu, device_validation_reports_the_first_bad_patch_and_marks_the_range_not_run)
 {
     const ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
     ex2d_gpu_case t;
@@ -849,9 +887,21 @@ Test(ex2d_patch_gpu, device_validation_reports_the_first_bad_patch_and_no_stage_
         ex2d_gc_download(&t);
         cr_expect(ex2d_check_validation_word(&t, device_rules[r].code, BAD_PATCH) == 0, "%s (above)",
                   device_rules[r].rule);
-        cr_expect(ex2d_check_untouched(&t) == 0, "%s: a stage wrote after validation failed (above)",
+        cr_expect(ex2d_check_untouched(&t, 0, np) == 0,
+                  "%s: a stage wrote after validation failed, or info is not EX2D_PATCH_NOT_RUN (above)",
                   device_rules[r].rule);
         cr_expect(ex2d_check_pipeline_witness(&t, 0, np, 10, 0) == 0, "%s: witness (above)", device_rules[r].rule);
+        if (r == 0) { /* a range inside the frame: its patches, and only those, read EX2D_PATCH_NOT_RUN */
+            const int first = BAD_PATCH - 2, count = np - first;
+            ex2d_gc_poison_all(&t);
+            expect_success(ex2d_patches_launch(p, &t.d_in, t.d_spots, first, count, 10, t.d_ws, t.ws_bytes, &t.d_out,
+                                               t.d_witness, t.stream),
+                           "the same rule over a range inside the frame");
+            ex2d_gc_download(&t);
+            cr_expect(ex2d_check_validation_word(&t, device_rules[r].code, BAD_PATCH) == 0, "range (above)");
+            cr_expect(ex2d_check_untouched(&t, first, count) == 0, "range [%d, %d): info or outputs (above)", first,
+                      np);
+        }
         memcpy(t.f.patches, patches, (size_t)np * sizeof *patches);
         memcpy(t.f.image, image, pixels * sizeof(double));
         memcpy(t.f.ivar, ivar, pixels * sizeof(double));

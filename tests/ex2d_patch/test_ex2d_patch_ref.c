@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT
- * CPU tests of the ex2d_patch reference (reference/ex2d_patch/ex2d_patch_ref.h; specs/ex2d_patch.md §5-§8) on tier S
- * (one patch, n = 54) and a few small multi-patch frames: K3's dense form equals its overlap form bit for bit,
- * the §8.4 invariants, the noiseless patch of §8.5, masked columns, the regularisation floor, per-patch
- * statuses, stitching, threads, and every bad-input rule of §7 (outputs pre-filled with a sentinel stay
- * untouched). Fast enough for Valgrind; tiers M and L are in test_ex2d_patch_tiers.c.
+ * CPU tests of the ex2d_patch reference (reference/ex2d_patch/ex2d_patch_ref.h; docs/ex2d_patch.md, "Tests")
+ * on tier S (one patch, n = 54) and a few small multi-patch frames: K3's dense form equals its overlap form
+ * bit for bit, the invariants and the noiseless patch of docs/ex2d_patch.md ("Invariants", "Analytic
+ * cases"), masked columns, the regularisation floor, per-patch statuses (EX2D_PATCH_NOT_RUN after a rejected
+ * range included), stitching, threads, and every bad-input rule ("Argument rules and per-patch statuses";
+ * outputs pre-filled with a sentinel stay untouched). Fast enough for Valgrind; tiers M and L are in
+ * test_ex2d_patch_tiers.c.
  */
 #include <math.h>
 #include <stdint.h>
@@ -93,7 +95,7 @@ static double r_times_truth(const run *r, int patch, int b, int c, int j)
     return v;
 }
 
-/* §8.5 noiseless patch: |flux - R f_true| / |R f_true| < 1e-9 (2-norms over the core), |A xflux - image| < 1e-6. */
+/* The noiseless patch ("Analytic cases"): |flux - R f_true| / |R f_true| < 1e-9 (2-norms over the core), |A xflux - image| < 1e-6. */
 static void expect_noiseless(const run *r, int patch, int b)
 {
     const ex2d_params *p = &r->f.params;
@@ -192,7 +194,7 @@ static double *inverse(const double *m, int n, size_t ld)
     return out;
 }
 
-/* Runs the stages one by one on patch 0 and checks every §8.4 invariant along the way. */
+/* Runs the stages one by one on patch 0 and checks every invariant ("Invariants") along the way. */
 static void check_invariants(int tier)
 {
     const ex2d_frame_config cfg = tier_config(tier);
@@ -314,19 +316,31 @@ static void check_invariants(int tier)
 
 #ifndef GW_EX2D_LARGE_TIERS /* tier S and small frames: test_ex2d_patch_ref */
 
-/* Every output element still holds v, info still {-9,...}. */
-static int outputs_untouched(const ex2d_params *p, int npatch, const ex2d_outputs *o, double v)
+/* Every frame output element still holds v; info[i] is {EX2D_PATCH_NOT_RUN, 0, 0, 0} for the patches of
+ * [not_run_first, not_run_first + not_run_count) (a rejected range says so) and still {-9,...} for the rest. */
+static int outputs_untouched_but_not_run(const ex2d_params *p, int npatch, const ex2d_outputs *o, double v,
+                                         int not_run_first, int not_run_count)
 {
     const size_t bins = frame_bins(p);
     for (size_t i = 0; i < bins; i++)
         if (o->flux[i] != v || o->ivar[i] != v || o->chi2pix[i] != v || o->pixmask_fraction[i] != v) return 0;
     for (size_t i = 0; i < bins * (2 * p->ndiag + 1); i++)
         if (o->rdiags[i] != v) return 0;
-    for (int i = 0; i < npatch; i++)
-        if (o->info[i].status != -9 || o->info[i].clipped != -9 || o->info[i].sweeps_min != -9 ||
-            o->info[i].sweeps_max != -9)
+    for (int i = 0; i < npatch; i++) {
+        const int not_run = i >= not_run_first && i < not_run_first + not_run_count;
+        const ex2d_patch_info want = not_run ? (ex2d_patch_info){EX2D_PATCH_NOT_RUN, 0, 0, 0}
+                                             : (ex2d_patch_info){-9, -9, -9, -9};
+        if (o->info[i].status != want.status || o->info[i].clipped != want.clipped ||
+            o->info[i].sweeps_min != want.sweeps_min || o->info[i].sweeps_max != want.sweeps_max)
             return 0;
+    }
     return 1;
+}
+
+/* Every output element still holds v, info still {-9,...}. */
+static int outputs_untouched(const ex2d_params *p, int npatch, const ex2d_outputs *o, double v)
+{
+    return outputs_untouched_but_not_run(p, npatch, o, v, 0, 0);
 }
 
 /* Fibres 0..9 (two subbundles: one at the bundle edge), bins 300..349 in two steps of 25 with 8 bins of padding
@@ -345,7 +359,7 @@ Test(ex2d_patch_ref, dense_normal_equations_equal_the_overlap_form_bit_for_bit)
     check_dense_equals_overlap(EX2D_TIER_S);
 }
 
-Test(ex2d_patch_ref, tier_s_satisfies_the_invariants_of_section_8_4)
+Test(ex2d_patch_ref, tier_s_satisfies_the_invariants)
 {
     check_invariants(EX2D_TIER_S);
 }
@@ -701,7 +715,7 @@ Test(ex2d_patch_ref, witness_counts_match_a_direct_count)
     run_close(&r);
 }
 
-/* ---------------------------------------------------------------- bad input (spec §7) */
+/* ---------------------------------------------------------------- bad input ("Argument rules and per-patch statuses") */
 
 /* Runs the driver on r with params p and inputs in; the outputs must stay at the sentinel. Returns its code. */
 static int refused(run *r, const ex2d_params *p, const ex2d_inputs *in, int first, int npatch, int max_batch, void *ws,
@@ -815,6 +829,19 @@ Test(ex2d_patch_ref, every_host_argument_rule_refuses_and_writes_nothing)
     run_close(&r);
 }
 
+/* ex2d_ref_patches over [first, first + npatch) that validation rejects: it returns the code, writes no frame
+ * output, and marks every patch of the range, and only those, EX2D_PATCH_NOT_RUN. */
+static int rejected(run *r, int first, int npatch)
+{
+    fill_outputs(&r->f.params, r->f.npatch, &r->out, SENTINEL);
+    const int rc = ex2d_ref_patches(&r->f.params, &r->f.inputs, r->f.spots, first, npatch, 2, r->ws, r->ws_bytes,
+                                    &r->out, 1);
+    cr_expect(outputs_untouched_but_not_run(&r->f.params, r->f.npatch, &r->out, SENTINEL, first, npatch),
+              "a range rejected by validation ([%d, %d)) wrote a frame output, or its info is not EX2D_PATCH_NOT_RUN "
+              "for exactly the patches of the range", first, first + npatch);
+    return rc;
+}
+
 /* One patch table or image defect; the device-validation rules must catch it on patch 2 (of 4) and report
  * patch 2 even though patch 3 is bad too. */
 static void expect_validation(int code, void (*plant)(run *r, int patch))
@@ -824,10 +851,13 @@ static void expect_validation(int code, void (*plant)(run *r, int patch))
     run_open(&r, &cfg, 2);
     plant(&r, 3);
     plant(&r, 2);
-    const int rc = refused(&r, &r.f.params, &r.f.inputs, 0, r.f.npatch, 2, r.ws, r.ws_bytes, &r.out);
+    int rc = rejected(&r, 0, r.f.npatch);
     const ex2d_workspace w = carve(&r);
     cr_expect(rc == code && w.check->code == code && w.check->patch == 2, "got %d (%s), check {%d, %d}, want %d", rc,
               ex2d_error_str(rc), w.check->code, w.check->patch, code);
+    rc = rejected(&r, 2, 2); /* a range inside the frame: patches 0 and 1 keep their info */
+    cr_expect(rc == code && w.check->patch == 2, "range [2, 4): got %d, check {%d, %d}, want %d", rc,
+              w.check->code, w.check->patch, code);
     /* The range [0, 2) holds no bad patch. */
     cr_expect(ex2d_ref_validate(&r.f.params, &r.f.inputs, 0, 2, r.ws, r.ws_bytes, 2, 1) == 0 && w.check->code == 0 &&
               w.check->patch == -1);
@@ -882,7 +912,7 @@ Test(ex2d_patch_ref, a_box_above_max_box_pixels_is_caught_by_validation)
         if (pixels < smallest) smallest = pixels;
     }
     r.f.params.max_box_pixels = smallest - 1; /* every box is now too large; the first one is reported */
-    const int rc = refused(&r, &r.f.params, &r.f.inputs, 0, r.f.npatch, 2, r.ws, r.ws_bytes, &r.out);
+    const int rc = rejected(&r, 0, r.f.npatch);
     const ex2d_workspace w = carve(&r);
     cr_expect(rc == EX2D_ERR_BOX && w.check->code == EX2D_ERR_BOX && w.check->patch == 0, "got %d, check {%d, %d}", rc,
               w.check->code, w.check->patch);
@@ -899,7 +929,7 @@ Test(ex2d_patch_ref, bad_ivar_and_image_values_are_caught_by_validation) {
     expect_validation(EX2D_ERR_IMAGE, plant_nan_image);
 }
 
-Test(ex2d_patch_ref, stages_read_the_check_word_and_write_nothing_after_a_failed_validation)
+Test(ex2d_patch_ref, stages_read_the_check_word_and_only_k4_marks_its_batch_not_run)
 {
     const ex2d_frame_config cfg = tier_config(EX2D_TIER_S);
     run r;
@@ -917,7 +947,8 @@ Test(ex2d_patch_ref, stages_read_the_check_word_and_write_nothing_after_a_failed
     cr_expect(ex2d_ref_jacobi(p, &r.f.inputs, 0, 1, r.ws, r.ws_bytes, 1, r.out.info, 1) == EX2D_ERR_IVAR);
     cr_expect(ex2d_ref_outputs(p, &r.f.inputs, r.f.spots, 0, 1, r.ws, r.ws_bytes, 1, &r.out, 1) == EX2D_ERR_IVAR);
     for (size_t i = 0; i < ws_doubles; i++) cr_assert(slots[i] == SENTINEL, "workspace double %zu written", i);
-    cr_expect(outputs_untouched(p, 1, &r.out, SENTINEL));
+    cr_expect(outputs_untouched_but_not_run(p, 1, &r.out, SENTINEL, 0, 1),
+              "after a failed validation K4 marks its batch EX2D_PATCH_NOT_RUN and nothing else is written");
     /* nbatch above max_batch, or 0 */
     w.check->code = 0;
     cr_expect(ex2d_ref_normal(p, &r.f.inputs, r.f.spots, 0, 2, r.ws, r.ws_bytes, 1, 1) == EX2D_ERR_RANGE);
@@ -984,7 +1015,7 @@ Test(ex2d_patch_tiers, tier_m_dense_normal_equations_equal_the_overlap_form_bit_
     check_dense_equals_overlap(EX2D_TIER_M);
 }
 
-Test(ex2d_patch_tiers, tier_m_satisfies_the_invariants_of_section_8_4_and_the_noiseless_bounds)
+Test(ex2d_patch_tiers, tier_m_satisfies_the_invariants_and_the_noiseless_bounds)
 {
     check_invariants(EX2D_TIER_M);
 }

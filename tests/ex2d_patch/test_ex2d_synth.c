@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * CPU tests of the synthetic ex2d_patch frame (reference/ex2d_patch/ex2d_synth.h, specs/ex2d_patch.md §3, §4) and of the
- * reference's K1 spots (§5, §8.4, §8.5): corner rule, PSF table values, patch decomposition, truth, image, noise,
+ * CPU tests of the synthetic ex2d_patch frame (reference/ex2d_patch/ex2d_synth.h; docs/ex2d_patch.md,
+ * "The synthetic frame") and of the reference's K1 spots (docs/ex2d_patch.md, "The model and the stages K1-K7",
+ * "Invariants" and "Analytic cases"): corner rule, PSF table values, patch decomposition, truth, image, noise,
  * configuration errors. Small frames only (this executable also runs under Valgrind).
  */
 #include <math.h>
@@ -200,7 +201,7 @@ Test(ex2d_synth, cores_tile_the_frame_once_and_boxes_are_the_padded_footprint_bo
             }
         cr_expect(d->xmin == x0 && d->xmax == x1 && d->ymin == y0 && d->ymax == y1, "patch %d box", i);
         cr_expect(d->xmin >= 0 && d->xmax <= p->npix_x && d->ymin >= 0 && d->ymax <= p->npix_y, "patch %d in image", i);
-        if (d->nspecpad == 7) /* about 118 x 61 pixels (spec §4) */
+        if (d->nspecpad == 7) /* about 118 rows x 61 columns (docs/ex2d_patch.md, "Patches") */
             cr_expect(d->ymax - d->ymin >= 110 && d->ymax - d->ymin <= 126 && d->xmax - d->xmin >= 55 &&
                           d->xmax - d->xmin <= 66,
                       "patch %d box %d x %d", i, d->ymax - d->ymin, d->xmax - d->xmin);

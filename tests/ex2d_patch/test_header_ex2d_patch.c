@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT
  * Compile-only test (C11, -Wpedantic): kernels/ex2d_patch/ex2d_patch.h included alone, first and only. A header
- * that needs another include first, or drifts from the spec's limits, codes, layouts and launcher signatures,
+ * that needs another include first, or drifts from the documented limits, codes, layouts and launcher signatures,
  * breaks the build (tests/ex2d_patch/CMakeLists.txt builds it with `all`).
  */
 #include "ex2d_patch.h"
 
-/* specs/ex2d_patch.md §6, §7: limits, per-patch statuses and errors in the order the checks run. */
+/* docs/ex2d_patch.md, "Launch limits" and "Argument rules and per-patch statuses": limits, per-patch statuses
+ * and errors in the order the checks run. */
 _Static_assert(EX2D_MAX_DEGREE == 8 && EX2D_MAX_N == 1024 && EX2D_MAX_M == 112, "limits differ from the spec");
 _Static_assert(EX2D_PATCH_OK == 0 && EX2D_PATCH_NOT_POSDEF == 1 && EX2D_PATCH_NOT_CONVERGED == 2 &&
                    EX2D_PATCH_NOT_RUN == 3,
@@ -41,7 +42,7 @@ int header_test_ex2d_check(void)
            ex2d_workspace_carve(&p, 1, NULL, &ws);
 }
 
-#ifdef EX2D_PATCH_HAVE_CUDA_RUNTIME
+#ifdef GW_HAVE_CUDA_RUNTIME
 /* The launchers' exact signatures: any drift is a compile error here. */
 cudaError_t (*const header_test_ex2d_validate)(const ex2d_params *, const ex2d_inputs *, int, int, void *, size_t, int,
                                                gw_witness *, cudaStream_t) = ex2d_validate_launch;

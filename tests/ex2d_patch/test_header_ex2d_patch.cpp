@@ -26,7 +26,7 @@ size_t header_test_ex2d_workspace_cpp()
            (size_t)ex2d_check_args(&p, nullptr, 0, 0, 0, nullptr, 0);
 }
 
-#ifdef EX2D_PATCH_HAVE_CUDA_RUNTIME
+#ifdef GW_HAVE_CUDA_RUNTIME
 // The pipeline's exact signature, seen from C++: a drifted declaration fails to compile.
 extern "C" {
 typedef cudaError_t (*header_test_ex2d_patches_fn)(const ex2d_params *, const ex2d_inputs *, const double *, int, int,

@@ -2,7 +2,8 @@
  * The focus_stack bad-input rows (see focus_stack_bad_cases.h), in focus_stack_check's order: NULL, sizes,
  * ksize, window, enums, overflow; a row breaking two rules expects the earlier one. Sizes whose product
  * overflows are safe to pass with small buffers: nothing is read or written once the check fails.
- * Aliasing is not a row: the contract leaves overlapping outputs unchecked (specs/focus_stack.md §2, focus_stack.h).
+ * Aliasing is not a row: the contract leaves overlapping outputs unchecked (docs/focus_stack.md, "Errors";
+ * focus_stack.h).
  */
 #include "focus_stack_bad_cases.h"
 

@@ -7,11 +7,11 @@
  *
  *   FOCUS_STACK_CANARY_CPU_FALLBACK  copies the input back, runs focus_stack_ref on the host, uploads the
  *                                    results: right answer, no GPU code  -> witness "no GPU code ran"
- *   FOCUS_STACK_CANARY_NO_LAUNCH     returns FOCUS_STACK_OK, does nothing -> poison and witness
+ *   FOCUS_STACK_CANARY_NO_LAUNCH     returns cudaSuccess, does nothing -> poison and witness
  *   FOCUS_STACK_CANARY_PARTIAL_GRID  launches the real kernel for the first half of the stacks (or rows), as
  *                                    a grid sized off by half would -> witness "partial execution"
- *   FOCUS_STACK_CANARY_STALE_OUTPUT  first call real, later calls return OK without launching; the tests
- *                                    re-poison before every call -> "poison"
+ *   FOCUS_STACK_CANARY_STALE_OUTPUT  first call real, later calls return cudaSuccess without launching; the
+ *                                    tests re-poison before every call -> "poison"
  *   FOCUS_STACK_CANARY_OFF_BY_ONE    a correct launch, then ff[0] off by one -> exact comparison "differ"
  *   FOCUS_STACK_CANARY_OOB_WRITE     a correct launch, then one ff element written 100 past the end (beyond
  *                                    the tests' poisoned slack) -> compute-sanitizer "Invalid __global__ write"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * focus_stack test groups against an fs_runner (see focus_stack_cases.h). Expected values come from the
- * spec's printed numbers, tables and rules written here, or from the oracle in focus_stack_fixture.c, never
- * from the implementation under test.
+ * focus_stack test groups (docs/focus_stack.md, "Test groups") against an fs_runner (see focus_stack_cases.h).
+ * Expected values come from the page's printed numbers, tap tables and rules written here, or from the
+ * oracle in focus_stack_fixture.c, never from the implementation under test.
  */
 #include "focus_stack_cases.h"
 
@@ -58,7 +58,7 @@ static size_t pixel_index(const fs_case *c, int n, int y, int x)
     return ((size_t)n * c->p.y + y) * c->p.x + x;
 }
 
-/* The float the spec defines for a score V: the float nearest V, times 1/S. */
+/* The float docs/focus_stack.md ("Stages") defines for a score V: the float nearest V, times 1/S. */
 static float real_value(int64_t v, focus_stack_params p) { return (float)v * (1.0f / (float)fs_scale(p)); }
 
 static void *xcalloc(size_t n, size_t size)
@@ -68,7 +68,7 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-/* ---------------------------------------------------------------- the spec's LOG pattern */
+/* ---------------------------------------------------------------- the LOG pattern of the tap tables */
 
 void fs_spec_log_pattern(int ksize, int64_t out[13][13])
 {
@@ -104,7 +104,7 @@ static int64_t unit_spike_score(focus_stack_params p, int dy, int dx)
     return v < 0 ? -v : v;
 }
 
-/* ---------------------------------------------------------------- §6.1 the edge ladder */
+/* ---------------------------------------------------------------- test group 1: the edge ladder */
 
 typedef enum ladder_content { L_RANDOM, L_EQUAL, L_CONSTANT, L_SATURATED, L_SPIKE } ladder_content;
 
@@ -299,7 +299,7 @@ void fs_case_ladder_constant_slices(const fs_runner *r) { ladder(r, L_CONSTANT);
 void fs_case_ladder_saturated(const fs_runner *r) { ladder(r, L_SATURATED); }
 void fs_case_ladder_spike(const fs_runner *r) { ladder(r, L_SPIKE); }
 
-/* ---------------------------------------------------------------- §3.1 taps through spikes */
+/* ---------------------------------------------------------------- taps through spikes ("Taps") */
 
 void fs_case_spike_patterns_follow_the_spec_tables(const fs_runner *r)
 {
@@ -333,13 +333,13 @@ void fs_case_spike_patterns_follow_the_spec_tables(const fs_runner *r)
                             if ((fs_bits(got) != fs_bits(want) || res.idx[pixel_index(&c, 0, y, x)] != want_idx ||
                                  fs_bits(focus_at(&c, &res, 0, 0, y, x)) != 0) &&
                                 bad++ < SHOW)
-                                cr_log_error("%s: at (y=%d, x=%d) the spike scores %.9g with idx %u; the spec tables "
+                                cr_log_error("%s: at (y=%d, x=%d) the spike scores %.9g with idx %u; the tap tables "
                                              "give V = %" PRId64 ", i.e. %.9g and idx %u [%s]",
                                              r->name, y, x, (double)got, res.idx[pixel_index(&c, 0, y, x)], v,
                                              (double)want, want_idx, what);
                         }
                     }
-                    cr_assert(bad == 0, "%s: %zu pixels of the spike pattern differ from the spec's tables [%s]",
+                    cr_assert(bad == 0, "%s: %zu pixels of the spike pattern differ from the tap tables [%s]",
                               r->name, bad, what);
                     if (c.p.ksize == 3 && c.p.measure == FOCUS_STACK_LOG_ABS && c.p.window <= 1)
                         cr_assert(fs_bits(focus_at(&c, &res, 0, 1, SY, SX)) == fs_bits(real_value(24 * V, c.p)),
@@ -387,19 +387,19 @@ void fs_case_one_pixel_images(const fs_runner *r)
     fs_case_free(&c);
 }
 
-/* ---------------------------------------------------------------- §6.2 overflow probes */
+/* ---------------------------------------------------------------- test group 2: overflow probes */
 
 void fs_case_overflow_probes(const fs_runner *r)
 {
     /* LOG_ABS k=7: 65535 wherever K7 * G7 > 0 on the 13x13 support, centred in 25x25. The centre score is
-     * 65535 times the sum of the positive entries, which the spec states. Slice 0 is empty, so idx must be 1. */
+     * 65535 times the sum of the positive entries, which docs/focus_stack.md states. Slice 0 is empty, so idx must be 1. */
     int64_t pat[13][13];
     fs_spec_log_pattern(7, pat);
     int64_t positive = 0;
     for (int a = 0; a < 13; a++)
         for (int b = 0; b < 13; b++) positive += pat[a][b] > 0 ? pat[a][b] : 0;
-    cr_assert(positive * 65535 == INT64_C(63748253760), "the spec's tables give a probe score of %" PRId64
-              ", the spec says 63,748,253,760", positive * 65535);
+    cr_assert(positive * 65535 == INT64_C(63748253760), "the tap tables give a probe score of %" PRId64
+              ", docs/focus_stack.md says 63,748,253,760", positive * 65535);
     for (int b = 0; b < 3; b++) {
         fs_case c;
         fs_case_init(&c, 1, 2, 25, 25);
@@ -446,7 +446,7 @@ void fs_case_overflow_probes(const fs_runner *r)
     }
 }
 
-/* ---------------------------------------------------------------- §6.3 odd sizes */
+/* ---------------------------------------------------------------- test group 3: odd sizes */
 
 void fs_case_odd_sizes(const fs_runner *r)
 {
@@ -523,7 +523,7 @@ void fs_case_windows_wider_than_a_tile(const fs_runner *r)
     fs_case_free(&c);
 }
 
-/* ---------------------------------------------------------------- §6.4 all combinations */
+/* ---------------------------------------------------------------- test group 4: all combinations */
 
 void fs_case_all_combinations(const fs_runner *r)
 {
@@ -545,7 +545,7 @@ void fs_case_all_combinations(const fs_runner *r)
     }
 }
 
-/* ---------------------------------------------------------------- §6.5 */
+/* ---------------------------------------------------------------- test group 5: comparison */
 
 void fs_case_window_one_equals_zero(const fs_runner *r)
 {
@@ -598,7 +598,7 @@ void fs_case_optional_outputs_do_not_change_idx_and_ff(const fs_runner *r)
     fs_case_free(&c);
 }
 
-/* ---------------------------------------------------------------- §3.3 identity G3 * K3 = K5 */
+/* ---------------------------------------------------------------- the identity G3 * K3 = K5 ("Taps") */
 
 void fs_case_log3_equals_lap5_in_the_interior(const fs_runner *r)
 {
@@ -663,7 +663,7 @@ void fs_case_large_windows_on_tiny_images(const fs_runner *r)
     }
 }
 
-/* ---------------------------------------------------------------- §6.6 semantic */
+/* ---------------------------------------------------------------- test group 6: semantic */
 
 enum { SEM_Y = 96, SEM_X = 112, SEM_Y0 = 32, SEM_Y1 = 64, SEM_X0 = 36, SEM_X1 = 76, SEM_Z = 5 };
 
@@ -769,7 +769,7 @@ void fs_case_semantic_checkerboard(const fs_runner *r)
     fs_case_free(&c);
 }
 
-/* ---------------------------------------------------------------- §6.7 bad input */
+/* ---------------------------------------------------------------- test group 7: bad input */
 
 void fs_case_bad_input(const fs_runner *r)
 {

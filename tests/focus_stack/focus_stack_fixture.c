@@ -155,11 +155,11 @@ int fs_result_equal(const fs_result *a, const fs_result *b, unsigned pass)
     return 1;
 }
 
-/* ---------------------------------------------------------------- the spec's tables */
+/* ---------------------------------------------------------------- the documented tables */
 
 void fs_spec_rows(int ksize, int g[7], int s[7], int d2[7])
 {
-    /* specs/focus_stack.md §3.1, table columns g, s, d2. */
+    /* docs/focus_stack.md, "Taps": the columns g, s and d2 of the first table. */
     static const int g3[] = {1, 2, 1}, s3[] = {1, 2, 1}, d3[] = {1, -2, 1};
     static const int g5[] = {1, 4, 6, 4, 1}, s5[] = {1, 4, 6, 4, 1}, d5[] = {1, 0, -2, 0, 1};
     static const int g7[] = {2, 7, 14, 18, 14, 7, 2}, s7[] = {1, 6, 15, 20, 15, 6, 1}, d7[] = {1, 2, -1, -4, -1, 2, 1};
@@ -175,7 +175,7 @@ void fs_spec_rows(int ksize, int g[7], int s[7], int d2[7])
 
 void fs_spec_laplacian(int ksize, int k2d[7][7])
 {
-    /* specs/focus_stack.md §3.1, the 2-D tables as printed (K7: rows 1-4, rows 5-7 mirror 3-1). */
+    /* docs/focus_stack.md, "Taps": the 2-D tables as printed (K7: rows 1-4, rows 5-7 repeat rows 3, 2, 1). */
     static const int k3[3][3] = {{2, 0, 2}, {0, -8, 0}, {2, 0, 2}};
     static const int k5[5][5] = {
         {2, 4, 4, 4, 2}, {4, 0, -8, 0, 4}, {4, -8, -24, -8, 4}, {4, 0, -8, 0, 4}, {2, 4, 4, 4, 2}};
@@ -584,7 +584,7 @@ void fs_run_ok(const fs_runner *r, const fs_case *c, unsigned pass, const int64_
     const size_t broken = fs_check_invariants(c, res, pass, msg, sizeof msg);
     if (broken) {
         failed++;
-        cr_expect(broken == 0, "%s: the spec's invariants fail [%s]:\n%s", r->name, what, msg);
+        cr_expect(broken == 0, "%s: the invariants of docs/focus_stack.md fail [%s]:\n%s", r->name, what, msg);
     }
 
     if (c->voxels <= FS_ORACLE_MAX_VOXELS) {

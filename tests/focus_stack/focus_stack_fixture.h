@@ -9,14 +9,15 @@
  *
  * Every call made through fs_run_ok()/fs_run_error() poisons all outputs first (idx 0xFF, which no Z <= 255
  * can produce; ff 0xA5A5; floats all-ones bytes, a NaN no score can be) and then checks, in this order:
- * the status; the spec's invariants (idx < Z, ff == in[idx], best == focus[idx]); the outputs against the
- * oracle below; for runners that ask for it, against focus_stack_ref byte for byte; then the runner's
- * witness. Each failed check prints its own words before the test stops, so a planted fault is named by
- * the guard meant to catch it even when an earlier guard also fires.
+ * the status; the invariants of docs/focus_stack.md, "Test groups", item 5 (idx < Z, ff == in[idx], best ==
+ * focus[idx]); the outputs against the oracle below; for runners that ask for it, against focus_stack_ref
+ * byte for byte; then the runner's witness. Each failed check prints its own words before the test stops,
+ * so a planted fault is named by the guard meant to catch it even when an earlier guard also fires.
  *
- * The oracle is written apart from the reference: the 2-D Laplacian tables are typed in from the spec
- * text (not derived from s and d2), REFLECT101 is a walk that bounces between the edges (not the modulo
- * formula), and the window is a weighted sum over how often each image pixel is hit (not separable).
+ * The oracle is written apart from the reference: the 2-D Laplacian tables are typed in from
+ * docs/focus_stack.md, "Taps" (not derived from s and d2), REFLECT101 is a walk that bounces between the
+ * edges (not the modulo formula), and the window is a weighted sum over how often each image pixel is hit
+ * (not separable).
  */
 #ifndef FOCUS_STACK_FIXTURE_H
 #define FOCUS_STACK_FIXTURE_H
@@ -115,15 +116,16 @@ int fs_radius_lap(focus_stack_params p);
 int fs_radius_window(focus_stack_params p);
 /* S = 4^(k-1) for LOG_ABS, 1 for LAP_ABS. */
 int64_t fs_scale(focus_stack_params p);
-/* The spec's tables, as typed in from specs/focus_stack.md §3.1: 1-D rows g, s, d2 and the 2-D K. Entries
+/* The tables, as typed in from docs/focus_stack.md, "Taps": 1-D rows g, s, d2 and the 2-D K. Entries
  * beyond k are 0. */
 void fs_spec_rows(int ksize, int g[7], int s[7], int d2[7]);
 void fs_spec_laplacian(int ksize, int k2d[7][7]);
-/* REFLECT101 / REPLICATE / ZERO of §3.2 by walking: -1 for "outside" (ZERO). */
+/* REFLECT101 / REPLICATE / ZERO of docs/focus_stack.md, "Borders", by walking: -1 for "outside" (ZERO). */
 int fs_oracle_border(int64_t p, int n, int border);
 /* V for every (n, z, y, x), int64 (malloc; free it). c->p must be valid. */
 int64_t *fs_oracle_scores(const fs_case *c);
-/* idx, ff, best, focus of §3.3 steps 5-6 from the scores (every array of want is written). */
+/* idx, ff, best, focus of docs/focus_stack.md, "Stages", steps 5-6, from the scores (every array of want is
+ * written). */
 void fs_oracle_outputs(const fs_case *c, const int64_t *v, fs_result *want);
 
 /* ---- checks ---- */
@@ -132,8 +134,8 @@ void fs_oracle_outputs(const fs_case *c, const int64_t *v, fs_result *want);
  * (n, z, y, x) and both values, and "N of M ... still hold the poison" counts, go into msg. */
 size_t fs_compare(const fs_case *c, const fs_result *got, const fs_result *want, unsigned pass, char *msg,
                   size_t msg_size);
-/* The spec's invariants, independent of any reference: idx < Z, ff == in[n][idx][y][x], and best ==
- * focus[idx] (bits) when both were given. */
+/* The invariants of docs/focus_stack.md, "Test groups", item 5, independent of any reference: idx < Z,
+ * ff == in[n][idx][y][x], and best == focus[idx] (bits) when both were given. */
 size_t fs_check_invariants(const fs_case *c, const fs_result *got, unsigned pass, char *msg, size_t msg_size);
 
 /* Runs c through r and asserts the full check (status OK, invariants, oracle unless c is above

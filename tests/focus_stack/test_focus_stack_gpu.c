@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT
- * GPU tests of focus_stack_launch: every group of specs/focus_stack.md §6 through the same test logic as the
- * CPU reference tests (tests/focus_stack/focus_stack_cases.c), driven by a GPU runner, plus the launcher's own
- * rows: the realistic B1 and B2 shapes, a NULL witness, the legacy default stream.
+ * GPU tests of focus_stack_launch: every group of docs/focus_stack.md, "Test groups", through the same test
+ * logic as the CPU reference tests (tests/focus_stack/focus_stack_cases.c), driven by a GPU runner, plus the
+ * launcher's own rows: the realistic B1 and B2 shapes, a NULL witness, the legacy default stream.
  *
  * Every launch: upload the input (with 0xFFFF junk in the slack around it, so a read outside the image
  * shows), poison every output (idx 0xFF, ff 0xA5A5, floats NaN, slack included), reset the witness,
- * launch on our own stream, synchronise, download everything; then check the return code, the spec's
+ * launch on our own stream, synchronise, download everything; then check the return code, the documented
  * invariants, the outputs against the oracle and byte for byte against focus_stack_ref (floats as bits),
  * the untouched slack, and last the witness (one launch, n*y*x items). A rejected call must leave every
  * device byte poisoned and the zeroed witness at zero. Each guard prints its own words before the test
@@ -101,9 +101,9 @@ static void gpu_poison(gpu_ctx *g, size_t pixels, size_t voxels)
     gw_witness_reset(g->d_witness, g->stream);
 }
 
-static int gpu_run(void *vctx, const fs_case *c, focus_stack_params p, unsigned flags, fs_result *res)
+/* Uploads c's input (with junk slack) and poisons everything the call may write. Stream-ordered. */
+static void gpu_upload(gpu_ctx *g, const fs_case *c)
 {
-    gpu_ctx *g = vctx;
     gpu_reserve(g, c->pixels, c->voxels);
     /* Input with junk slack: a kernel that reads outside the image instead of applying the border rule sees
      * 65535s. */
@@ -111,6 +111,12 @@ static int gpu_run(void *vctx, const fs_case *c, focus_stack_params p, unsigned 
     GW_CUDA(cudaMemcpyAsync(g->d_in_alloc + FS_SLACK, c->in, c->voxels * sizeof *c->in, cudaMemcpyHostToDevice,
                             g->stream));
     gpu_poison(g, c->pixels, c->voxels);
+}
+
+static int gpu_run(void *vctx, const fs_case *c, focus_stack_params p, unsigned flags, fs_result *res)
+{
+    gpu_ctx *g = vctx;
+    gpu_upload(g, c);
     cudaStream_t stream = g->stream;
     if (g->default_stream) {
         GW_CUDA(cudaStreamSynchronize(g->stream));
@@ -187,7 +193,7 @@ GPU(two_runs_give_identical_bytes, fs_case_determinism)
 
 /* ------------------------------------------------------------------ launcher-only checks */
 
-/* B1 of specs/focus_stack.md §7: one realistic 17-slice 2189x2189 stack, every output, against the
+/* B1 of docs/focus_stack.md, "Model": one realistic 17-slice 2189x2189 stack, every output, against the
  * reference (the oracle is skipped at this size; the reference uses every core). */
 Test(focus_stack_gpu, realistic_b1_stack_1x17x2189x2189_matches_the_reference)
 {
@@ -241,6 +247,47 @@ Test(focus_stack_gpu, a_null_witness_turns_recording_off_and_the_results_stay_ex
     fs_run_ok(&runner_gpu, &c, FS_PASS_ALL, NULL, &res);
     fs_result_free(&res);
     gpu.no_witness = 0; /* and with recording on, the same call is witnessed */
+    fs_run_ok(&runner_gpu, &c, FS_PASS_ALL, NULL, &res);
+    fs_result_free(&res);
+    fs_case_free(&c);
+}
+
+/* The launch order (docs/architecture.md, "The launcher convention") on a real runtime: an error left pending
+ * by someone else's call is returned as it is, still pending, and nothing is enqueued: every output keeps its
+ * poison and the witness stays zero. Then the same call, with nothing pending, works. */
+Test(focus_stack_gpu, an_error_pending_on_entry_is_returned_untouched_and_nothing_is_enqueued)
+{
+    fs_case c;
+    fs_case_init(&c, 2, 5, 37, 53);
+    fs_fill_random(&c, 65535, 0x9E5u);
+    gpu_upload(&gpu, &c);
+    GW_CUDA(cudaStreamSynchronize(gpu.stream));
+
+    const cudaError_t pending = gw_plant_pending_error();
+    const cudaError_t err =
+        focus_stack_launch(&c.p, gpu.d_in_alloc + FS_SLACK, gpu.d_idx_alloc + FS_SLACK, gpu.d_ff_alloc + FS_SLACK,
+                           gpu.d_best_alloc + FS_SLACK, gpu.d_focus_alloc + FS_SLACK, gpu.d_witness, gpu.stream);
+    cr_expect_eq(err, pending, "focus_stack_launch returned %s, want the pending %s", cudaGetErrorName(err),
+                 cudaGetErrorName(pending));
+    const cudaError_t still = cudaGetLastError(); /* reads and clears it */
+    cr_expect_eq(still, pending, "after the call the pending error is %s, want %s untouched", cudaGetErrorName(still),
+                 cudaGetErrorName(pending));
+    GW_CUDA(cudaStreamSynchronize(gpu.stream));
+    const size_t px = c.pixels + 2 * FS_SLACK;
+    uint8_t *idx = malloc(px);
+    uint16_t *ff = malloc(px * sizeof *ff);
+    cr_assert(idx && ff);
+    GW_CUDA(cudaMemcpy(idx, gpu.d_idx_alloc, px, cudaMemcpyDeviceToHost));
+    GW_CUDA(cudaMemcpy(ff, gpu.d_ff_alloc, px * sizeof *ff, cudaMemcpyDeviceToHost));
+    size_t written = 0;
+    for (size_t i = 0; i < px; i++) written += idx[i] != FS_POISON_IDX || ff[i] != FS_POISON_FF;
+    cr_expect(written == 0, "%zu pixels of idx or ff lost their poison: the launcher enqueued work with an error "
+              "pending", written);
+    free(idx);
+    free(ff);
+    gw_assert_witness(gpu.d_witness, 0, 0);
+
+    fs_result res; /* nothing pending now: the same call goes through */
     fs_run_ok(&runner_gpu, &c, FS_PASS_ALL, NULL, &res);
     fs_result_free(&res);
     fs_case_free(&c);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT
- * CPU tests of the focus_stack reference (reference/focus_stack/focus_stack_ref.c): every group of specs/focus_stack.md
- * §6 that does not need a GPU (1-7 and 9), run on focus_stack_ref through the same fs_runner the GPU test
- * uses, plus what only the reference has: n_threads, the scratch-free fallback, and the oracle's own
- * anchors in the spec (tables, border examples, the header example).
+ * CPU tests of the focus_stack reference (reference/focus_stack/focus_stack_ref.c): every group of
+ * docs/focus_stack.md, "Test groups", that does not need a GPU (items 1-7 and 9), run on focus_stack_ref
+ * through the same fs_runner the GPU test uses, plus what only the reference has: n_threads, the
+ * scratch-free fallback, and the oracle's own anchors in docs/focus_stack.md (tables, border examples, the
+ * header example).
  *
  * Every group runs single-threaded; the threads test compares n_threads 1, 0 (all cores), 2, 3, -1 and 16.
  *
@@ -65,7 +66,7 @@ REF(bad_input_returns_the_first_failing_code_and_writes_nothing, fs_case_bad_inp
 REF(the_edges_of_the_allowed_ranges_are_accepted, fs_case_limits_are_accepted)
 REF(two_runs_give_identical_bytes, fs_case_determinism)
 
-/* ------------------------------------------------------------------ §6.9 threads */
+/* ------------------------------------------------------------------ threads ("Test groups", item 9) */
 
 Test(focus_stack_ref, n_threads_1_0_2_3_minus_1_and_16_give_identical_bytes)
 {
@@ -225,11 +226,11 @@ Test(focus_stack_ref, the_overflow_rule_is_exact_at_the_int64_limit)
     cr_assert(focus_stack_check(&p, &dummy, &dummy, &dummy) == FOCUS_STACK_OK);
 }
 
-/* ------------------------------------------------------------------ the oracle's anchors in the spec */
+/* ------------------------------------------------------- the oracle's anchors in docs/focus_stack.md */
 
 Test(focus_stack_ref, oracle_border_walk_matches_the_spec_examples_and_opencvs_formula)
 {
-    /* §3.2: for n = 4, -1 -> 1, -3 -> 3, 4 -> 2, 7 -> 1 */
+    /* docs/focus_stack.md, "Borders": for n = 4, -1 -> 1, -3 -> 3, 4 -> 2, 7 -> 1 */
     cr_assert(fs_oracle_border(-1, 4, FOCUS_STACK_BORDER_REFLECT101) == 1);
     cr_assert(fs_oracle_border(-3, 4, FOCUS_STACK_BORDER_REFLECT101) == 3);
     cr_assert(fs_oracle_border(4, 4, FOCUS_STACK_BORDER_REFLECT101) == 2);
@@ -237,7 +238,7 @@ Test(focus_stack_ref, oracle_border_walk_matches_the_spec_examples_and_opencvs_f
     cr_assert(fs_oracle_border(-5, 1, FOCUS_STACK_BORDER_REFLECT101) == 0);
     cr_assert(fs_oracle_border(-1, 4, FOCUS_STACK_BORDER_ZERO) == -1 && fs_oracle_border(4, 4, FOCUS_STACK_BORDER_ZERO) == -1);
     cr_assert(fs_oracle_border(-9, 4, FOCUS_STACK_BORDER_REPLICATE) == 0 && fs_oracle_border(9, 4, FOCUS_STACK_BORDER_REPLICATE) == 3);
-    /* and the spec's modulo statement, which is OpenCV's borderInterpolate, for many sizes and offsets */
+    /* and the documented modulo formula, which is OpenCV's borderInterpolate, for many sizes and offsets */
     for (int n = 1; n <= 9; n++)
         for (int p = -60; p <= 70; p++) {
             int want = 0;
@@ -273,12 +274,12 @@ Test(focus_stack_ref, oracle_tables_agree_with_the_spec_rows_and_constants)
         }
         cr_assert(sum == 0 && positive == want_p[i], "K%d: sum %" PRId64 ", P %" PRId64, k, sum, positive);
         cr_assert(g_sum * g_sum == want_s[i], "k=%d: S = %" PRId64, k, g_sum * g_sum);
-        /* §3.4 F bounds: P * 65535 * S (LOG_ABS) and P * 65535 (LAP_ABS) */
+        /* F bounds (docs/focus_stack.md, "Integer widths"): P * 65535 * S (LOG_ABS) and P * 65535 (LAP_ABS) */
         static const int64_t log_bound[3] = {8388480, INT64_C(939509760), INT64_C(161058816000)};
         static const int64_t lap_bound[3] = {524280, 3669960, 39321000};
         cr_assert(positive * 65535 * want_s[i] == log_bound[i] && positive * 65535 == lap_bound[i]);
     }
-    /* G3 * K3 = K5 (spec §3.3) */
+    /* G3 * K3 = K5 (docs/focus_stack.md, "Stages") */
     int64_t pat[13][13];
     fs_spec_log_pattern(3, pat);
     int k5[7][7];

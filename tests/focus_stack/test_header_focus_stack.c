@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT
  * Compile-only test (C11, -Wpedantic): kernels/focus_stack/focus_stack.h included alone, first and only.
  * A header that needs another include first, or drifts from the documented constants, codes and launcher
- * signature (docs/focus_stack.md), breaks the build (tests/focus_stack/CMakeLists.txt builds it with `all`).
+ * signature (docs/focus_stack.md, "Parameters and arrays" and "Errors"), breaks the build
+ * (tests/focus_stack/CMakeLists.txt builds it with `all`).
  */
 #include "focus_stack.h"
 
-/* The enum values, limits and status codes of docs/focus_stack.md, the codes in the order the checks run. */
-_Static_assert(FOCUS_STACK_LOG_ABS == 0 && FOCUS_STACK_LAP_ABS == 1, "measure values differ from the spec");
+/* The enum values, limits and status codes of docs/focus_stack.md ("Parameters and arrays", "Errors"), the
+ * codes in the order the checks run. */
+_Static_assert(FOCUS_STACK_LOG_ABS == 0 && FOCUS_STACK_LAP_ABS == 1,
+               "measure values differ from docs/focus_stack.md, \"Parameters and arrays\"");
 _Static_assert(FOCUS_STACK_BORDER_ZERO == 0 && FOCUS_STACK_BORDER_REPLICATE == 1 && FOCUS_STACK_BORDER_REFLECT101 == 2,
-               "border values differ from the spec");
+               "border values differ from docs/focus_stack.md, \"Parameters and arrays\"");
 _Static_assert(FOCUS_STACK_OK == 0 && FOCUS_STACK_ERR_NULL == 1 && FOCUS_STACK_ERR_DIM == 2 &&
                    FOCUS_STACK_ERR_KSIZE == 3 && FOCUS_STACK_ERR_WINDOW == 4 && FOCUS_STACK_ERR_ENUM == 5 &&
                    FOCUS_STACK_ERR_OVERFLOW == 6,
-               "status codes must follow the spec's table order");
-_Static_assert(FOCUS_STACK_MAX_Z == 255 && FOCUS_STACK_MAX_WINDOW == 7567, "limits differ from the spec");
+               "status codes must follow the table order of docs/focus_stack.md, \"Errors\"");
+_Static_assert(FOCUS_STACK_MAX_Z == 255 && FOCUS_STACK_MAX_WINDOW == 7567,
+               "limits differ from docs/focus_stack.md, \"Parameters and arrays\"");
 _Static_assert(sizeof(focus_stack_params) == 8 * sizeof(int), "focus_stack_params is eight ints");
 
 const char *header_test_fs_status(int s);

@@ -23,14 +23,24 @@ def put(harness, name, data):
 
 # ---------------------------------------------------------------- ARC JSON
 def arc_seeds():
-    for name in ("6150a2bd", "e9afcf9a", "d631b094"):  # the smallest training tasks
-        put("arc", name + ".json", (TESTS / "data/arc-agi-1-training" / (name + ".json")).read_bytes())
-    put("arc", "d4_2x3.json", (TESTS / "cli/d4_2x3.json").read_bytes())
+    # small tasks of the shapes real ones have (made here: no third-party task is copied into the corpus)
+    put("arc", "task_3x3_two_pairs.json",
+        b'{"train": [{"input": [[6, 6, 6], [1, 6, 1], [8, 8, 6]], "output": [[6, 8, 8], [1, 6, 1], [6, 6, 6]]}, '
+        b'{"input": [[6, 8, 1], [6, 1, 1], [1, 1, 6]], "output": [[6, 1, 1], [1, 1, 6], [1, 8, 6]]}], '
+        b'"test": [{"input": [[1, 1, 8], [1, 6, 6], [6, 8, 8]], "output": [[8, 8, 6], [6, 6, 1], [8, 1, 1]]}]}\n')
+    put("arc", "task_2x6_to_6x2.json",
+        b'{"train": [{"input": [[3, 3, 3, 3, 3, 3], [9, 9, 9, 9, 9, 9]], "output": [[3, 9], [9, 3], [3, 9], '
+        b'[9, 3], [3, 9], [9, 3]]}], "test": [{"input": [[4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5]], "output": '
+        b'[[4, 5], [5, 4], [4, 5], [5, 4], [4, 5], [5, 4]]}]}\n')
+    put("arc", "task_1x1_and_3x3.json",
+        b'{"train": [{"input": [[0, 2, 0], [2, 0, 0], [0, 0, 2]], "output": [[3]]}, {"input": [[0, 0, 0], '
+        b'[0, 0, 0], [0, 0, 0]], "output": [[0]]}], "test": [{"input": [[2, 2, 0], [0, 0, 0], [0, 0, 2]]}]}\n')
+    put("arc", "d4_2x3.json", (TESTS / "grid_d4/d4_2x3.json").read_bytes())
     put("arc", "test_with_output_and_extra_key.json",
         b'{"name": "x", "train": [{"input": [[0]], "output": [[9, 9]]}],\n "test": [{"input": [[1.0]], '
         b'"output": [[2]]}]}\n')
-    put("arc", "bad_truncated.json", (TESTS / "cli/truncated.json").read_bytes())
-    put("arc", "bad_value.json", (TESTS / "cli/bad_value.json").read_bytes())
+    put("arc", "bad_truncated.json", (TESTS / "grid_d4/truncated.json").read_bytes())
+    put("arc", "bad_value.json", (TESTS / "grid_d4/bad_value.json").read_bytes())
     put("arc", "bad_ragged.json", b'{"train": [{"input": [[1, 2], [3]], "output": [[1]]}], "test": [{"input": [[1]]}]}')
     put("arc", "bad_duplicate_key.json",
         b'{"train": [{"input": [[1]], "output": [[1]], "output": [[2]]}], "test": [{"input": [[1]]}]}')

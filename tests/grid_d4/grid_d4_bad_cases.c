@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * The grid_d4 bad-input rows (see grid_d4_bad_cases.h), in the order of the spec's check table
- * (specs/grid_d4.md §4): NULL pointers, batch_op, aliasing, then the per-grid rules and overlap.
+ * The grid_d4 bad-input rows (see grid_d4_bad_cases.h), in the order of the check table in
+ * docs/grid_d4.md, "Bad input": NULL pointers, batch_op, flags, aliasing, then the per-grid rules and overlap.
  */
 #include "grid_d4_bad_cases.h"
 

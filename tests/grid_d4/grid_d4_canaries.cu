@@ -41,8 +41,9 @@ extern "C" cudaError_t __wrap_grid_d4_launch(const grid_d4_params *p, const uint
 
 #if defined(GRID_D4_CANARY_CPU_FALLBACK)
 
-/* The "GPU function that computes on the CPU" of specs/witness.md: correct bytes, status as the device
- * would set it, and no kernel, so the witness stays empty. */
+/* A "GPU" function that computes on the CPU (failure mode 2 of docs/witness.md; the cpu_fallback row of
+ * docs/witness.md, "Canaries: every guard is seen to fail"): correct bytes, status as the device would set
+ * it, and no kernel, so the witness stays empty. */
 extern "C" cudaError_t __wrap_grid_d4_launch(const grid_d4_params *p, const uint8_t *d_in, uint8_t *d_out,
                                              const uint64_t *d_offset, const uint16_t *d_height,
                                              const uint16_t *d_width, uint16_t *d_out_height,

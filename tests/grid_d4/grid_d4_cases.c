@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * grid_d4 test groups against a d4_runner (see grid_d4_cases.h). Expected values come from the spec's
+ * grid_d4 test groups against a d4_runner (see grid_d4_cases.h). Expected values come from docs/grid_d4.md's
  * rules written here (source_of, d4_compose) or from the oracle in grid_d4_fixture.c, never from the
  * implementation under test.
  */
@@ -21,7 +21,7 @@ static void *xcalloc(size_t n, size_t size)
     return p;
 }
 
-/* §2 general rule: (r,c) = swap ? (j,i) : (i,j), then the source is [fr ? H-1-r : r][fc ? W-1-c : c],
+/* The general rule (docs/grid_d4.md, "Semantics"): (r,c) = swap ? (j,i) : (i,j), then the source is [fr ? H-1-r : r][fc ? W-1-c : c],
  * with op = 4*swap + 2*fr + fc. */
 static void source_of(int op, unsigned H, unsigned W, unsigned i, unsigned j, unsigned *src_r, unsigned *src_c)
 {
@@ -710,7 +710,7 @@ void d4_case_bad_metadata(const d4_runner *r)
     BAD_ROW(GRID_D4_ERR_OP, 1, D4_FIX(grid_d4_batch_set_ops_all(&b, 2)); b.ops[1] = 9; b.height[7] = 0);
     BAD_ROW(GRID_D4_ERR_BOUNDS, 1, b.offset[1] = UINT64_MAX - 1; b.width[8] = 300);
     BAD_ROW(GRID_D4_ERR_TOO_LARGE, 3, b.height[3] = 1000; D4_FIX(grid_d4_batch_set_ops_all(&b, 0)); b.ops[5] = 8);
-    /* within one grid, the spec's order: op, empty, too large, bounds */
+    /* within one grid, the order of docs/grid_d4.md, "Bad input": op, empty, too large, bounds */
     BAD_ROW(GRID_D4_ERR_OP, 3, D4_FIX(grid_d4_batch_set_ops_all(&b, 6)); b.ops[3] = 8; b.height[3] = 0);
     BAD_ROW(GRID_D4_ERR_EMPTY, 3, b.height[3] = 0; b.width[3] = 300);
     BAD_ROW(GRID_D4_ERR_TOO_LARGE, 3, b.height[3] = 300; b.offset[3] = UINT64_MAX);

@@ -20,10 +20,6 @@
 #include "grid_d4_arc_shapes.h"
 #include "gw_test_util.h"
 
-#ifndef GW_TEST_DATA_DIR
-#error "GW_TEST_DATA_DIR must name tests/data (set by tests/grid_d4/CMakeLists.txt)"
-#endif
-
 enum { ARC_TASKS = 400, ARC_GRIDS = 3436, GOLDEN_RECORDS = 5600, MSG_LINES = 6 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -88,10 +84,11 @@ static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const 
 /* Every grid of every task file, in sorted file order, through gw_arc. */
 static void arc_collect(arc_grids *ag)
 {
-    const char *dir_path = GW_TEST_DATA_DIR "/arc-agi-1-training";
+    char dir_path[4096];
+    gw_data_path("arc/arc-agi-1-training", "the 400 ARC-AGI-1 training task files", dir_path, sizeof dir_path);
     memset(ag, 0, sizeof *ag);
     DIR *dir = opendir(dir_path);
-    cr_assert(dir != NULL, "cannot open the ARC data directory %s (tests/data is part of the repository)", dir_path);
+    cr_assert(dir != NULL, "cannot open the ARC data directory %s", dir_path);
     size_t n_names = 0, cap_names = 512;
     char **names = xcalloc(cap_names, sizeof *names);
     for (struct dirent *e; (e = readdir(dir)) != NULL;) {
@@ -115,7 +112,7 @@ static void arc_collect(arc_grids *ag)
     ag->width = xcalloc(ag->cap, sizeof *ag->width);
     ag->cells = xcalloc(ag->cap, sizeof *ag->cells);
     for (size_t t = 0; t < n_names; t++) {
-        char path[1024], err[512];
+        char path[4400], err[512];
         snprintf(path, sizeof path, "%s/%s", dir_path, names[t]);
         gw_arc_task task;
         int rc = gw_arc_read(path, &task, err, sizeof err);
@@ -136,7 +133,7 @@ static void arc_collect(arc_grids *ag)
     }
     free(names);
     ag->tasks = n_names;
-    cr_assert(ag->n == ARC_GRIDS, "the ARC-AGI-1 training tasks hold %d grids (spec table), gw_arc gave %zu",
+    cr_assert(ag->n == ARC_GRIDS, "the ARC-AGI-1 training tasks hold %d grids (docs/grid_d4.md, \"ARC shapes\"), gw_arc gave %zu",
               ARC_GRIDS, ag->n);
 }
 
@@ -212,10 +209,11 @@ static const char *json_str(const cJSON *obj, const char *key)
 
 void d4_golden_load(d4_golden *g)
 {
-    const char *path = GW_TEST_DATA_DIR "/d4_golden.jsonl";
+    char path[4096];
+    gw_data_path("arc/d4_golden.jsonl", "arc-dsl's golden vectors of the D4 operations", path, sizeof path);
     memset(g, 0, sizeof *g);
     FILE *f = fopen(path, "r");
-    cr_assert(f != NULL, "cannot open %s (tests/data is part of the repository)", path);
+    cr_assert(f != NULL, "cannot open %s", path);
     golden_record *rec = xcalloc(GOLDEN_RECORDS, sizeof *rec);
     size_t n = 0, line_no = 0, per_op[8] = {0};
     char *line = NULL;
@@ -307,7 +305,7 @@ void d4_oracle(const grid_d4_batch *b, grid_d4_result *res)
         const int op = grid_d4_batch_op_of(b, k);
         const int swapped = op >= 4; /* dmirror, rot270, rot90, cmirror give W x H */
         const size_t oh = swapped ? W : H, ow = swapped ? H : W;
-        /* out[i][j] exactly as the spec table's "out[i][j] =" column lists it, op by op. */
+        /* out[i][j] exactly as the formula of docs/grid_d4.md, "Semantics", gives it, op by op. */
         for (size_t i = 0; i < oh; i++) {
             for (size_t j = 0; j < ow; j++) {
                 uint8_t v = 0;

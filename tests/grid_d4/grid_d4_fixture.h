@@ -51,13 +51,13 @@ void d4_shapes_small(uint16_t *height, uint16_t *width);
 /* The 900 small shapes shuffled, with a 30x30 after every non-square one. Returns the count (<= 1800). */
 size_t d4_shapes_interleaved(uint16_t *height, uint16_t *width, uint64_t seed);
 
-/* ---- ARC data (tests/data, through gw_arc) ---- */
+/* ---- ARC data ($GW_DATA_DIR/arc/arc-agi-1-training, through gw_arc; only in *_data suites) ---- */
 /* Every grid (train and test, inputs and outputs) of the 400 ARC-AGI-1 training tasks, in sorted file
- * order: 3436 grids. Fails the test when the data is missing or the counts differ, and when the shape table
- * of grid_d4_batch_arc_sample no longer describes the data. */
+ * order: 3436 grids. Skips without GW_DATA_DIR (gw_data_path); fails when the counts differ, and when the
+ * shape table of grid_d4_batch_arc_sample no longer describes the data. */
 void d4_batch_arc(grid_d4_batch *b, grid_d4_layout layout, uint64_t seed);
 
-/* ---- golden vectors (tests/data/d4_golden.jsonl, made by arc-dsl) ---- */
+/* ---- golden vectors ($GW_DATA_DIR/arc/d4_golden.jsonl, made by arc-dsl; only in *_data suites) ---- */
 typedef struct d4_golden {
     grid_d4_batch batch;     /* every record's input, packed in file order; ops = the record's op */
     uint8_t *want;           /* expected cells at the same offsets (buf_bytes) */

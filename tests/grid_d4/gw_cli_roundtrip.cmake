@@ -1,20 +1,30 @@
 # SPDX-License-Identifier: MIT
-# cmake -DGW=<gpuwitness> -DDEVICE=cpu|cuda -DDATA=<arc-agi-1-training dir> -DWORKDIR=<dir> -P gw_cli_roundtrip.cmake
-# Every ARC-AGI-1 training file through `run grid-d4 --op rot90` (all 400 files in one call: on a GPU one
-# batched launch), then the results through `--op rot270`, must give back every original task as a JSON
-# value (apart from top-level members other than train and test, which gw_arc does not keep); and rot90's
-# output must differ from its input wherever a grid is not invariant, so a run that copied its input would
-# not pass. DEVICE=cuda without a GPU: GW_CLI_SKIPPED (see gw_cli_run_ops.cmake).
+# GW_DATA_DIR=<data folder> cmake -DGW=<gpuwitness> -DDEVICE=cpu|cuda -DWORKDIR=<dir> -P gw_cli_roundtrip.cmake
+# Every ARC-AGI-1 training file ($GW_DATA_DIR/arc/arc-agi-1-training: docs/testing.md, "Data sets") through
+# `run grid-d4 --op rot90` (all 400 files in one call: on a GPU one batched launch), then the results through
+# `--op rot270`, must give back every original task as a JSON value (apart from top-level members other than
+# train and test, which gw_arc does not keep); and rot90's output must differ from its input wherever a grid
+# is not invariant, so a run that copied its input would not pass. Without GW_DATA_DIR, or with DEVICE=cuda
+# and no GPU: GW_CLI_SKIPPED (see gw_cli_run_ops.cmake); without GW_DATA_DIR while CI is set: a failure.
 cmake_minimum_required(VERSION 3.25)
-foreach(v GW DEVICE DATA WORKDIR)
+foreach(v GW DEVICE WORKDIR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "${v} is required")
   endif()
 endforeach()
+set(need "the 400 ARC-AGI-1 training task files at $GW_DATA_DIR/arc/arc-agi-1-training (docs/testing.md, \"Data sets\")")
+if("$ENV{GW_DATA_DIR}" STREQUAL "")
+  if(NOT "$ENV{CI}" STREQUAL "" AND NOT "$ENV{CI}" STREQUAL "false")
+    message(FATAL_ERROR "GW_DATA_DIR is not set, and CI is: this test needs ${need}")
+  endif()
+  message("GW_CLI_SKIPPED: GW_DATA_DIR is not set: this test needs ${need}")
+  return()
+endif()
+set(DATA "$ENV{GW_DATA_DIR}/arc/arc-agi-1-training")
 file(GLOB inputs "${DATA}/*.json")
 list(LENGTH inputs n)
 if(NOT n EQUAL 400)
-  message(FATAL_ERROR "expected the 400 ARC-AGI-1 training files in ${DATA}, found ${n}")
+  message(FATAL_ERROR "expected the 400 ARC-AGI-1 training files in ${DATA}, found ${n}: GW_DATA_DIR must hold ${need}")
 endif()
 file(REMOVE_RECURSE "${WORKDIR}")
 file(MAKE_DIRECTORY "${WORKDIR}/turned" "${WORKDIR}/back")

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 # cmake -DGW=<gpuwitness> -DDEVICE=cpu|cuda -DINPUT=d4_2x3.json -DWORKDIR=<dir> -P gw_cli_run_ops.cmake
 # Golden values: `gpuwitness run grid-d4 --op OP` for all 8 ops on a task holding a 2x3, a 1x1 and a 3x2
-# grid must give exactly arc-dsl's results (worked out by hand from specs/grid_d4.md §2 and checked against
-# arc-dsl's definitions), compared as JSON values. With DEVICE=cuda and no usable GPU the CLI exits 77 and
-# this prints GW_CLI_SKIPPED (SKIP_REGULAR_EXPRESSION); under GW_REQUIRE_GPU=1 it exits 1 and this fails.
+# grid must give exactly arc-dsl's results (worked out by hand from docs/grid_d4.md, "Semantics" and checked
+# against arc-dsl's definitions), compared as JSON values. With DEVICE=cuda and no usable GPU the CLI exits 77
+# and this prints GW_CLI_SKIPPED (SKIP_REGULAR_EXPRESSION); under GW_REQUIRE_GPU=1 it exits 1 and this fails.
 cmake_minimum_required(VERSION 3.25)
 foreach(v GW DEVICE INPUT WORKDIR)
   if(NOT DEFINED ${v})

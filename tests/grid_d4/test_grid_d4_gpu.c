@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * GPU tests of grid_d4_launch: every group of specs/grid_d4.md §7 through the same test logic as the CPU
- * reference tests (tests/grid_d4/grid_d4_cases.c), driven by a GPU runner, plus the launcher's own rows:
+ * GPU tests of grid_d4_launch: every group of docs/grid_d4.md, "Test groups", through the same test logic as
+ * the CPU reference tests (tests/grid_d4/grid_d4_cases.c), driven by a GPU runner, plus the launcher's own rows:
  * arguments rejected on the host, n_grids = 0, GRID_D4_PREVALIDATED, a batch of a million grids, a NULL
  * witness, and byte-for-byte agreement with grid_d4_ref.
  *
@@ -136,12 +136,11 @@ static grid_d4_status_record gpu_read_status(gpu_ctx *g)
     return rec;
 }
 
-static int gpu_run(void *vctx, const grid_d4_batch *b, grid_d4_result *res, size_t *bad_index)
+/* Uploads b and poisons everything the call may write (res->poison for the cells). Stream-ordered. */
+static void gpu_upload(gpu_ctx *g, const grid_d4_batch *b, const grid_d4_result *res)
 {
-    gpu_ctx *g = vctx;
     const uint64_t in_bytes = b->in_shift + b->buf_bytes ? b->in_shift + b->buf_bytes : 1;
     gpu_reserve(g, b->n, in_bytes, res->alloc_bytes);
-    uint8_t *d_in = g->d_in_alloc + b->in_shift, *d_out = g->d_out_alloc + b->out_shift;
     GW_CUDA(cudaMemcpyAsync(g->d_in_alloc, b->in_alloc, (size_t)in_bytes, cudaMemcpyHostToDevice, g->stream));
     if (b->n) {
         GW_CUDA(cudaMemcpyAsync(g->d_offset, b->offset, b->n * sizeof *b->offset, cudaMemcpyHostToDevice, g->stream));
@@ -150,7 +149,13 @@ static int gpu_run(void *vctx, const grid_d4_batch *b, grid_d4_result *res, size
         if (b->ops) GW_CUDA(cudaMemcpyAsync(g->d_ops, b->ops, b->n, cudaMemcpyHostToDevice, g->stream));
     }
     gpu_poison(g, res->poison, res->alloc_bytes, b->n);
+}
 
+static int gpu_run(void *vctx, const grid_d4_batch *b, grid_d4_result *res, size_t *bad_index)
+{
+    gpu_ctx *g = vctx;
+    gpu_upload(g, b, res);
+    uint8_t *d_in = g->d_in_alloc + b->in_shift, *d_out = g->d_out_alloc + b->out_shift;
     const grid_d4_params p = {.n_grids = b->n, .buf_bytes = b->buf_bytes, .batch_op = b->batch_op, .flags = b->flags};
     const cudaError_t err =
         grid_d4_launch(&p, d_in, d_out, g->d_offset, g->d_height, g->d_width, g->d_out_height, g->d_out_width,
@@ -196,9 +201,13 @@ static int gpu_check_witness(void *vctx, uint64_t launches, uint64_t items, char
 static const d4_runner runner_gpu = {"grid_d4_launch", gpu_run, gpu_check_witness, &gpu};
 
 TestSuite(grid_d4_gpu, .init = gw_gpu_test_init, .fini = gpu_fini);
+/* The tests over the ARC data set (CTest's test_grid_d4_gpu.data: docs/testing.md, "Data sets"). */
+TestSuite(grid_d4_gpu_data, .init = gw_gpu_test_init, .fini = gpu_fini);
 
 #define GPU(test_name, call)                                                                                           \
     Test(grid_d4_gpu, test_name) { call(&runner_gpu); }
+#define GPU_DATA(test_name, call)                                                                                      \
+    Test(grid_d4_gpu_data, test_name) { call(&runner_gpu); }
 
 static void million(const d4_runner *r)
 {
@@ -216,7 +225,7 @@ GPU(every_op_keeps_each_grids_value_histogram, d4_case_histograms)
 GPU(edge_shapes_from_1x1_to_255x255_are_exact, d4_case_edge_shapes)
 GPU(a_dimension_of_256_is_too_large, d4_case_dimension_256_is_too_large)
 GPU(small_shapes_interleaved_with_30x30_grids_are_exact_for_every_op, d4_case_mixed_interleaved)
-GPU(every_arc_agi_1_training_grid_is_exact_for_every_op, d4_case_all_arc_grids)
+GPU_DATA(every_arc_agi_1_training_grid_is_exact_for_every_op, d4_case_all_arc_grids)
 GPU(batches_of_1_31_32_and_33_grids_are_exact, d4_case_small_batch_sizes)
 GPU(an_empty_batch_succeeds_writes_nothing_and_launches_nothing, d4_case_empty_batch)
 GPU(a_batch_of_a_million_arc_shaped_grids_is_exact, million)
@@ -225,9 +234,49 @@ GPU(permuting_the_grids_permutes_the_results, d4_case_permutation)
 GPU(layouts_alignment_gaps_order_and_shifted_bases_give_the_same_results, d4_case_layouts)
 GPU(bad_metadata_sets_the_status_record_to_the_right_code_and_lowest_index, d4_case_bad_metadata)
 GPU(two_runs_give_identical_bytes, d4_case_determinism)
-GPU(all_5600_golden_vectors_from_arc_dsl_are_reproduced, d4_case_golden)
+GPU_DATA(all_5600_golden_vectors_from_arc_dsl_are_reproduced, d4_case_golden)
 
 /* ------------------------------------------------------------------ launcher-only checks */
+
+/* The launch order (docs/architecture.md, "The launcher convention") on a real runtime: an error left pending
+ * by someone else's call is returned as it is, still pending, and nothing is enqueued: the status record,
+ * every output and the witness keep their poison. Then the same call, with nothing pending, works. */
+Test(grid_d4_gpu, an_error_pending_on_entry_is_returned_untouched_and_nothing_is_enqueued)
+{
+    grid_d4_batch b;
+    D4_FIX(grid_d4_batch_arc_sample(&b, 64, GRID_D4_PACKED, 0x9E7u));
+    grid_d4_result res;
+    D4_FIX(grid_d4_result_init(&res, &b));
+    res.poison = 0xFF;
+    gpu_upload(&gpu, &b, &res);
+    GW_CUDA(cudaStreamSynchronize(gpu.stream));
+
+    const cudaError_t pending = gw_plant_pending_error();
+    const grid_d4_params p = {.n_grids = b.n, .buf_bytes = b.buf_bytes, .batch_op = GRID_D4_ROT90, .flags = 0};
+    const cudaError_t err = grid_d4_launch(&p, gpu.d_in_alloc + b.in_shift, gpu.d_out_alloc + b.out_shift,
+                                           gpu.d_offset, gpu.d_height, gpu.d_width, gpu.d_out_height,
+                                           gpu.d_out_width, NULL, gpu.d_status, gpu.d_witness, gpu.stream);
+    cr_expect_eq(err, pending, "grid_d4_launch returned %s, want the pending %s", cudaGetErrorName(err),
+                 cudaGetErrorName(pending));
+    const cudaError_t still = cudaGetLastError(); /* reads and clears it */
+    cr_expect_eq(still, pending, "after the call the pending error is %s, want %s untouched", cudaGetErrorName(still),
+                 cudaGetErrorName(pending));
+    GW_CUDA(cudaStreamSynchronize(gpu.stream));
+    cr_expect(gpu_read_status(&gpu).packed == STATUS_POISON, "the status record changed: the launcher enqueued work "
+              "with an error pending");
+    GW_CUDA(cudaMemcpy(res.out_alloc, gpu.d_out_alloc, (size_t)res.alloc_bytes, cudaMemcpyDeviceToHost));
+    size_t written = 0;
+    for (uint64_t i = 0; i < res.alloc_bytes; i++) written += res.out_alloc[i] != 0xFF;
+    cr_expect(written == 0, "%zu output bytes lost their poison: the launcher enqueued work with an error pending",
+              written);
+    gw_assert_witness(gpu.d_witness, 0, 0);
+    grid_d4_result_free(&res);
+
+    grid_d4_result ok; /* nothing pending now: the same batch goes through */
+    d4_run_ok(&runner_gpu, &b, &ok);
+    grid_d4_result_free(&ok);
+    grid_d4_batch_free(&b);
+}
 
 /* The GPU result and grid_d4_ref's, for the same poison, are the same bytes (out allocation and shapes). */
 static void expect_same_as_ref(grid_d4_batch *g)
@@ -248,10 +297,26 @@ static void expect_same_as_ref(grid_d4_batch *g)
     grid_d4_result_free(&want);
 }
 
-Test(grid_d4_gpu, matches_grid_d4_ref_byte_for_byte_on_arc_grids_and_random_cells)
+Test(grid_d4_gpu_data, matches_grid_d4_ref_byte_for_byte_on_arc_grids)
 {
     grid_d4_batch g;
     d4_batch_arc(&g, GRID_D4_GAPS, 0x5EFu);
+    for (int pass = 0; pass < 9; pass++) {
+        if (pass < 8)
+            grid_d4_batch_set_op(&g, pass);
+        else
+            D4_FIX(grid_d4_batch_set_ops_random(&g, 0x5F0u));
+        expect_same_as_ref(&g);
+    }
+    grid_d4_batch_free(&g);
+}
+
+Test(grid_d4_gpu, matches_grid_d4_ref_byte_for_byte_on_arc_grids_and_random_cells)
+{
+    /* the ARC grids themselves: grid_d4_gpu_data/matches_grid_d4_ref_byte_for_byte_on_arc_grids; here their
+     * shapes, with random cells, and then small shapes among 30x30 grids */
+    grid_d4_batch g;
+    D4_FIX(grid_d4_batch_arc_sample(&g, 3436, GRID_D4_GAPS, 0x5EFu));
     for (int pass = 0; pass < 9; pass++) {
         if (pass < 8)
             grid_d4_batch_set_op(&g, pass);
@@ -273,7 +338,7 @@ Test(grid_d4_gpu, matches_grid_d4_ref_byte_for_byte_on_arc_grids_and_random_cell
 Test(grid_d4_gpu, prevalidated_flag_skips_the_check_and_gives_the_same_results)
 {
     grid_d4_batch g;
-    d4_batch_arc(&g, GRID_D4_PACKED_ODD, 0);
+    D4_FIX(grid_d4_batch_arc_sample(&g, 3436, GRID_D4_PACKED_ODD, 0x9E0u)); /* ARC shapes, random cells 0..9 */
     g.flags = GRID_D4_PREVALIDATED;
     for (int pass = 0; pass < 9; pass++) {
         if (pass < 8)
@@ -316,8 +381,9 @@ Test(grid_d4_gpu, a_null_witness_turns_recording_off_and_the_results_stay_exact)
     grid_d4_batch_free(&g);
 }
 
-/* GRID_D4_PREVALIDATED skips the device check, but the spec still requires that wrong metadata never makes
- * the kernel touch memory outside [0, buf_bytes): the transform re-checks each grid and skips a bad one.
+/* GRID_D4_PREVALIDATED skips the device check, but wrong metadata must still never make the kernel touch
+ * memory outside [0, buf_bytes) (docs/grid_d4.md, "Bad input"): the transform re-checks each grid and skips
+ * a bad one.
  * Valid grids come out exact, bad grids write nothing (cells and shapes keep the poison), the status record
  * stays clean (no validation pass ran), and the witness counts the valid grids' cells only. */
 Test(grid_d4_gpu, prevalidated_wrong_metadata_is_skipped_without_touching_memory_out_of_bounds)
@@ -359,7 +425,7 @@ Test(grid_d4_gpu, prevalidated_wrong_metadata_is_skipped_without_touching_memory
         const uint8_t *src = grid_d4_batch_grid(&g, k), *dst = got.out + g.offset[k];
         for (unsigned i = 0; i < oh; i++)
             for (unsigned j = 0; j < ow; j++) {
-                unsigned r = op & 4u ? j : i, c = op & 4u ? i : j; /* the §2 rule */
+                unsigned r = op & 4u ? j : i, c = op & 4u ? i : j; /* docs/grid_d4.md, "Semantics" */
                 if (op & 2u) r = H - 1 - r;
                 if (op & 1u) c = W - 1 - c;
                 cr_assert_eq(dst[i * ow + j], src[r * W + c], "grid %zu (op %u) cell (%u,%u)", k, op, i, j);

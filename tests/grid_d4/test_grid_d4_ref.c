@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * CPU tests of the grid_d4 reference (reference/grid_d4/grid_d4_ref.c): every group of specs/grid_d4.md §7,
- * run on grid_d4_ref and on grid_d4_ref_mt through the same d4_runner the GPU test uses, plus the
- * validator's own table (NULL, op, aliasing on pointer ranges, the full overlap check).
+ * CPU tests of the grid_d4 reference (reference/grid_d4/grid_d4_ref.c): every group of docs/grid_d4.md,
+ * "Test groups", run on grid_d4_ref and on grid_d4_ref_mt through the same d4_runner the GPU test uses, plus
+ * the validator's own table (NULL, op, aliasing on pointer ranges, the full overlap check).
  *
  * GW_D4_QUICK=1 (set by the memcheck registration) shrinks the large batch from 100000 to 10000 grids and
  * the overlap-check scale test from 1e6 to 1e5: Valgrind runs ~50x slower and the large sizes add no code
@@ -54,10 +54,15 @@ static int quick(void)
     return v && strcmp(v, "1") == 0;
 }
 
-/* Each group once per reference, in suites grid_d4_ref and grid_d4_ref_mt. */
+/* Each group once per reference, in suites grid_d4_ref and grid_d4_ref_mt; the groups over the ARC data
+ * set in grid_d4_ref_data and grid_d4_ref_mt_data (CTest's test_grid_d4_ref.data: docs/testing.md, "Data
+ * sets"). */
 #define BOTH(test_name, call)                                                                                          \
     Test(grid_d4_ref, test_name) { call(&runner_ref); }                                                                \
     Test(grid_d4_ref_mt, test_name) { call(&runner_mt); }
+#define BOTH_DATA(test_name, call)                                                                                     \
+    Test(grid_d4_ref_data, test_name) { call(&runner_ref); }                                                           \
+    Test(grid_d4_ref_mt_data, test_name) { call(&runner_mt); }
 
 static void large_batch(const d4_runner *r)
 {
@@ -76,7 +81,7 @@ BOTH(every_op_keeps_each_grids_value_histogram, d4_case_histograms)
 BOTH(edge_shapes_from_1x1_to_255x255_are_exact, d4_case_edge_shapes)
 BOTH(a_dimension_of_256_is_too_large, d4_case_dimension_256_is_too_large)
 BOTH(small_shapes_interleaved_with_30x30_grids_are_exact_for_every_op, d4_case_mixed_interleaved)
-BOTH(every_arc_agi_1_training_grid_is_exact_for_every_op, d4_case_all_arc_grids)
+BOTH_DATA(every_arc_agi_1_training_grid_is_exact_for_every_op, d4_case_all_arc_grids)
 BOTH(batches_of_1_31_32_and_33_grids_are_exact, d4_case_small_batch_sizes)
 BOTH(an_empty_batch_succeeds_and_writes_nothing, d4_case_empty_batch)
 BOTH(a_batch_of_100000_arc_shaped_grids_is_exact, large_batch)
@@ -85,7 +90,7 @@ BOTH(permuting_the_grids_permutes_the_results, d4_case_permutation)
 BOTH(layouts_alignment_gaps_order_and_shifted_bases_give_the_same_results, d4_case_layouts)
 BOTH(bad_metadata_is_rejected_with_the_right_code_and_lowest_index, d4_case_bad_metadata)
 BOTH(two_runs_give_identical_bytes, d4_case_determinism)
-BOTH(all_5600_golden_vectors_from_arc_dsl_are_reproduced, d4_case_golden)
+BOTH_DATA(all_5600_golden_vectors_from_arc_dsl_are_reproduced, d4_case_golden)
 
 /* ------------------------------------------------------------------ reference-only checks */
 

@@ -12,7 +12,7 @@ unsigned header_test_witness_arch_cpp(const gw_witness *w) { return gw_witness_a
 #else
 #include "grid_d4.h"
 
-static_assert(GRID_D4_ROT90 == 6 && GRID_D4_ROT270 == 5 && GRID_D4_CMIRROR == 7, "op codes differ from the spec");
+static_assert(GRID_D4_ROT90 == 6 && GRID_D4_ROT270 == 5 && GRID_D4_CMIRROR == 7, "op codes differ from docs/grid_d4.md, Semantics");
 static_assert(GRID_D4_MAX_DIM == 255, "GRID_D4_MAX_DIM is 255");
 static_assert(sizeof(grid_d4_status_record) == 8, "the status record is one 64-bit word");
 

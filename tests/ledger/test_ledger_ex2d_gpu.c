@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT
- * The driver-level ledger (specs/witness.md, layer 3) of ex2d_patch's host-buffer path, the CLI's
+ * The driver-level ledger (docs/witness.md, "Layer 3: the ledger") of ex2d_patch's host-buffer path, the CLI's
  * gw_ex2d_gpu_run (tools/gpuwitness/kernels/ex2d_patch/ex2d_patch_gpu.c), recorded by CUPTI and checked against a budget written out here from
  * what the call must do: K1 once, the validation and K3..K7 once per batch, exactly one upload of each input
  * array, one 8-byte read of the validation verdict per batch, one download of the witness records and of each
- * frame output, nothing else. Then the same call's witness and its result against ex2d_ref (§8.3).
+ * frame output, nothing else. Then the same call's witness and its result against ex2d_ref (docs/ex2d_patch.md, "Tolerances").
  * Like tests/ledger/test_ledger_gpu.c: skipped with the reason, before any allocation, when CUPTI cannot record; the
  * host_path test needs no CUPTI.
  */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * The host-side witness check on hand-made records: every violation of specs/witness.md is detected and
- * explained in words, and a record of a good run passes. Pure C: runs on machines without a GPU. */
+ * The host-side witness check on hand-made records: every violation of docs/witness.md, "The host-side check",
+ * is detected and explained in words, and a record of a good run passes. Pure C: runs on machines without a
+ * GPU. */
 #include <string.h>
 
 #include <criterion/criterion.h>

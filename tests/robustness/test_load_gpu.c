@@ -8,7 +8,7 @@
  *                 against focus_stack_ref (every core), byte for byte;
  *   ex2d_patch    the full synthetic r frame (tier XL_FRAME, 4,700 patches), every stage's witness checked,
  *                 no output left poisoned, and the first and last 47 patches (a subbundle each) against
- *                 ex2d_ref_patches at the tolerances of specs/ex2d_patch.md.
+ *                 ex2d_ref_patches at the tolerances of docs/ex2d_patch.md, "Numerics and tolerances".
  * Sizes and times go to the log (cr_log_info). Skipped under GW_UNDER_SANITIZER=1 (hours under racecheck),
  * skipped (77) without a GPU and a failure with GW_REQUIRE_GPU=1 (tests/support/gw_gpu_test.h).
  */

@@ -42,6 +42,18 @@ void gw_skip_under_sanitizer(const char *what)
 unsigned gw_gpu_arch(void) { return device_arch; }
 unsigned gw_gpu_sms(void) { return device_sms; }
 
+cudaError_t gw_plant_pending_error(void)
+{
+    void *p = NULL;
+    const cudaError_t err = cudaMalloc(&p, (size_t)1 << 62); /* 4 EiB: no device has it */
+    cr_assert(err == cudaErrorMemoryAllocation, "a 4 EiB cudaMalloc returned %s, want cudaErrorMemoryAllocation",
+              cudaGetErrorName(err));
+    const cudaError_t kept = cudaPeekAtLastError();
+    cr_assert(kept == err, "the runtime keeps %s as its last error, want %s: no error to plant",
+              cudaGetErrorName(kept), cudaGetErrorName(err));
+    return err;
+}
+
 gw_witness *gw_witness_new(void)
 {
     gw_witness *d_witness = NULL;

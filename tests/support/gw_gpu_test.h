@@ -39,6 +39,11 @@ unsigned gw_gpu_sms(void);
  * for realistic-size cases that the plain GPU pass runs, and that would take hours under racecheck. */
 void gw_skip_under_sanitizer(const char *what);
 
+/* Leaves a CUDA error pending, as someone else's failed call would: a cudaMalloc larger than any device fails
+ * with cudaErrorMemoryAllocation, which the runtime keeps as its last error without spoiling the context.
+ * Returns that error (for a launcher to hand back untouched); fails the test when the runtime did not keep it. */
+cudaError_t gw_plant_pending_error(void);
+
 /* cudaMalloc'd record, zeroed; freed with cudaFree. */
 gw_witness *gw_witness_new(void);
 

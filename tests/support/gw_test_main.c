@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * main() for every gpuwitness Criterion executable: the exit-code contract of specs/testing.md.
+ * main() for every gpuwitness Criterion executable: the exit-code contract of docs/testing.md, "Exit codes".
  *   0  every test ran and passed          1  a test failed or crashed, or nothing ran
  *   77 every test skipped (no usable GPU and GW_REQUIRE_GPU unset), which CTest shows as Skipped
  * Criterion's own main exits 0 for an all-skipped suite, which CTest would count as a pass.

@@ -5,7 +5,9 @@
 #include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -99,4 +101,34 @@ void gw_remove_dir(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+/* CI set to anything but "" or "false" (as the top CMakeLists reads it): the data tests must run, not skip. */
+static int ci_is_set(void)
+{
+    const char *ci = getenv("CI");
+    return ci && *ci && strcmp(ci, "false") != 0;
+}
+
+const char *gw_data_path(const char *relative, const char *what, char *buf, size_t size)
+{
+    const char *suite = criterion_current_test->category;
+    const size_t len = strlen(suite);
+    cr_assert(len >= 5 && strcmp(suite + len - 5, "_data") == 0,
+              "suite %s reads GW_DATA_DIR: tests that need a data set belong in a suite named *_data, which CTest "
+              "runs as <executable>.data (docs/testing.md, \"Data sets\")", suite);
+    const char *dir = getenv("GW_DATA_DIR");
+    if (!dir || !*dir) {
+        if (ci_is_set())
+            cr_assert_fail("GW_DATA_DIR is not set, and CI is: this test needs %s at $GW_DATA_DIR/%s "
+                           "(docs/testing.md, \"Data sets\")", what, relative);
+        cr_skip_test("GW_DATA_DIR is not set: this test needs %s at $GW_DATA_DIR/%s (docs/testing.md, \"Data "
+                     "sets\")", what, relative);
+    }
+    const int n = snprintf(buf, size, "%s/%s", dir, relative);
+    cr_assert(n > 0 && (size_t)n < size, "GW_DATA_DIR '%s' is too long", dir);
+    struct stat st;
+    cr_assert(stat(buf, &st) == 0, "GW_DATA_DIR is '%s', but %s is missing: it must hold %s (docs/testing.md, "
+              "\"Data sets\")", dir, buf, what);
+    return buf;
 }

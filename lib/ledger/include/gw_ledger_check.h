@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * The driver-level ledger (specs/witness.md, layer 3), pure C: the activity records the CUPTI recorder
- * (gw_ledger.h) fills, and the budget check that compares them with what one call should have done:
+ * The driver-level ledger (docs/witness.md, "Layer 3: the ledger"), pure C: the activity records the CUPTI
+ * recorder (gw_ledger.h) fills, and the budget check that compares them with what one call should have done:
  * the expected kernels and launch counts, exactly the expected host-to-device and device-to-host copies,
  * nothing else. No CUDA here, so the check is unit-tested on hand-made records on machines without a GPU.
  *

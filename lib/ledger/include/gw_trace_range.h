@@ -2,7 +2,7 @@
  * Named host-side ranges around the CLI's stages (upload, launch, download, reference, ...): each is an
  * NVTX3 range, so Nsight Systems shows the same names, and while a ledger recording runs (gw_ledger.h)
  * it is also timed on CUPTI's clock and lands in the trace beside the kernels and copies. NVTX calls do
- * nothing unless a tool is attached; ranges are labels, never proof (specs/testing.md §8.4).
+ * nothing unless a tool is attached; ranges are labels, never proof (docs/testing.md, "CUPTI and NVTX").
  *
  *   const int depth = gw_range_depth();
  *   gw_range_push("grid_d4/upload");

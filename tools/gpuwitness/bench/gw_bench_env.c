@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * The "environment" block of gpuwitness bench (specs/benchmarks.md, "What every run reports"): absolute
+ * The "environment" block of gpuwitness bench (docs/benchmarks.md, "What every run reports"): absolute
  * times mean something only on a named GPU, CPU and build. The build facts come from CMake at configure
  * time (tools/CMakeLists.txt), the git commit too: reconfigure after committing to refresh it.
  */

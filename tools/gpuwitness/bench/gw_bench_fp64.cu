@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
- * The FP64 rate reference of gpuwitness bench (specs/benchmarks.md: "for FP64-heavy kernels also an FP64
- * rate reference"): the FP64 FMA throughput of the card as found, measured in the same run and timed by the
- * same loop as every case. Each thread runs GW_FP64_CHAINS independent FMA chains, so the FP64 pipes never
+ * The FP64 rate reference of gpuwitness bench (docs/benchmarks.md, "What every run reports": for FP64-heavy
+ * kernels also an FP64 rate reference): the FP64 FMA throughput of the card as found, measured in the same
+ * run and timed by the same loop as every case. Each thread runs GW_FP64_CHAINS independent FMA chains, so the FP64 pipes never
  * wait on a previous result, over enough blocks to fill every SM several times.
  */
 #include <cuda_runtime_api.h>

@@ -29,7 +29,7 @@ int gw_bench_gpu_open(gw_bench_gpu *g, int ordinal, char *err, size_t err_size)
     CUDA_TRY(cudaDriverGetVersion(&g->driver_version), "cudaDriverGetVersion");
     CUDA_TRY(cudaRuntimeGetVersion(&g->runtime_version), "cudaRuntimeGetVersion");
     g->l2_bytes = (size_t)l2;
-    /* Writing twice the L2 size evicts whatever a repetition left there (specs/benchmarks.md). */
+    /* Writing twice the L2 size evicts whatever a repetition left there (docs/benchmarks.md, "The method"). */
     g->flush_bytes = 2 * g->l2_bytes;
     if (g->flush_bytes) CUDA_TRY(cudaMalloc(&g->flush, g->flush_bytes), "cudaMalloc(L2 flush buffer)");
     return 0;

@@ -192,7 +192,7 @@ int gw_bench_record(gw_bench_run *run, gw_bench_row *row)
 {
     derived d = derive(run, row);
     /* A figure above the physical limit is a broken measurement (a cache that survived the flush, a
-     * stale output), never a record (specs/benchmarks.md). */
+     * stale output), never a record (docs/benchmarks.md, "The method"). */
     if (d.has_gbps && d.roofline_percent > 100.0)
         gw_bench_row_fail(row, "measurement error: %.1f GB/s is %.1f%% of the %.1f GB/s copy roofline measured in "
                           "this run; a result above the roofline is not a record", d.gbps, d.roofline_percent,

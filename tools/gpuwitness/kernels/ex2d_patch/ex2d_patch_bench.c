@@ -1,19 +1,21 @@
 /* SPDX-License-Identifier: MIT
- * gpuwitness bench cases for ex2d_patch (specs/ex2d_patch.md §9.2, §9.4) on the synthetic r-camera frames of
- * reference/ex2d_patch/ex2d_synth.h: tier S (smoke), M (one 7 x 74 patch), L (one subbundle, 47 patches) and the full
- * frame XL (4,700 patches; realistic and full sizes), plus XL_BUNDLE (235 patches) at the full size.
+ * gpuwitness bench cases for ex2d_patch (docs/ex2d_patch.md, "Performance model and targets") on the synthetic
+ * r-camera frames of reference/ex2d_patch/ex2d_synth.h: tier S (smoke), M (one 7 x 74 patch), L (one subbundle,
+ * 47 patches) and the full frame XL (4,700 patches; realistic and full sizes), plus XL_BUNDLE (235 patches) at
+ * the full size.
  * Per case:
  *   - host synthesis time (ex2d_frame_make: table, spots, image), reported in params, never in a timing;
  *   - the CPU reference, K1 (ex2d_ref_spots) then ex2d_ref_patches, on all threads and on one; for the full
- *     frame the single-threaded run covers bundle 0 only (§9.2 subset rule), labelled in params and scaled
- *     by the report (cpu_1t_work). Both must agree bit for bit where they overlap, and every frame output
- *     must be finite with every patch OK;
+ *     frame the single-threaded run covers bundle 0 only (the subset rule of docs/ex2d_patch.md, "Tiers"),
+ *     labelled in params and scaled by the report (cpu_1t_work). Both must agree bit for bit where they
+ *     overlap, and every frame output must be finite with every patch OK;
  *   - on the GPU, inputs resident: kernel-only time = ex2d_spots_launch (K1, every table entry) plus
  *     ex2d_patches_launch (validation, K3..K7) with the witness, and again without it; end-to-end time =
  *     upload of image, ivar, PSF table and patch table from pinned memory, the same launches, download of
  *     the frame outputs and info. The workspace is allocated once, max_batch from the free memory. Outputs
  *     and spots are poisoned before every repetition; after every loop the outputs are checked against the
- *     reference with the §8.3 tolerances and the seven witness records against the expected counts.
+ *     reference with the tolerances of docs/ex2d_patch.md, "Numerics and tolerances", and the seven witness
+ *     records against the expected counts.
  * Figures: patches/s (work), a FLOP model (flop_model below), its GFLOP/s and percent of the FP64 rate
  * reference measured once per run (gw_bench_fp64.cu). roofline_percent (bytes / copy roofline) is reported
  * but is tiny for this compute-bound kernel; --min-roofline reads the FP64 percentage for these rows.
@@ -77,12 +79,13 @@ typedef struct ex2d_counts {
     double flops;        /* the model, for the whole case */
 } ex2d_counts;
 
-/* FLOPs of one call in the dense-equivalent model of spec §9.1 (a model, not a count of executed
- * instructions): K1 per pixel sum_i Px_i (sum_j c_ij Py_j) and the normalisation; K3 three FLOPs per shared
- * pixel of every overlapping pair plus y and fluxweight; K4 n^3/3 + 2n^2; K5 per core block the forward
- * substitution of m columns over the r = n - b*m rows below the block and X^T X (m r^2 + m^2 r); K6 12 m^3 per
- * sweep (6 m^3 multiply-adds, §9.1) at the mean of the reference's sweeps_min and sweeps_max, plus 2 m^3 for
- * Q; K7 R and flux (3 m^2 per block), the model, chi2pix and pixmask_fraction (6 per spot pixel and bin). */
+/* FLOPs of one call in the dense-equivalent model of docs/benchmarks.md (the per-patch costs behind it:
+ * docs/ex2d_patch.md, "Performance model and targets"; a model, not a count of executed instructions): K1 per
+ * pixel sum_i Px_i (sum_j c_ij Py_j) and the normalisation; K3 three FLOPs per shared pixel of every overlapping
+ * pair plus y and fluxweight; K4 n^3/3 + 2n^2; K5 per core block the forward substitution of m columns over the
+ * r = n - b*m rows below the block and X^T X (m r^2 + m^2 r); K6 12 m^3 per sweep (6 m^3 multiply-adds) at the
+ * mean of the reference's sweeps_min and sweeps_max, plus 2 m^3 for Q; K7 R and flux (3 m^2 per block), the
+ * model, chi2pix and pixmask_fraction (6 per spot pixel and bin). */
 static int ex2d_count(const ex2d_frame *f, const ex2d_patch_info *info, ex2d_counts *c)
 {
     const ex2d_params *p = &f->params;
@@ -340,7 +343,7 @@ typedef struct ex2d_ctx {
     int max_batch;
     gw_witness *d_witness; /* EX2D_WITNESS_SLOTS records */
     cudaStream_t stream;
-    const ex2d_outputs *ref;   /* what every loop's outputs must match (spec 8.3 tolerances) */
+    const ex2d_outputs *ref;   /* what every loop's outputs must match (docs/ex2d_patch.md tolerances) */
     const ex2d_counts *counts; /* the witness counts of one call */
     gw_bench_mode mode;
     int reps;
@@ -350,7 +353,7 @@ typedef struct ex2d_ctx {
 static int ex2d_prepare(void *ctx, int rep, char *err, size_t err_size)
 {
     ex2d_ctx *c = ctx;
-    /* NaN or 1.4e306 in every double: either fails every §8.3 tolerance, and a status of -1 or 0x7f7f7f7f is
+    /* NaN or 1.4e306 in every double: either fails every output tolerance, and a status of -1 or 0x7f7f7f7f is
      * no status. The spots are poisoned too, so a K1 that did not run cannot hide behind the last one. */
     const int poison = (rep & 1) ? 0x7F : 0xFF;
     for (int k = 0; k < N_OUT; k++)
@@ -531,7 +534,8 @@ static size_t compare(const char *name, const double *got, const double *ref, co
     return bad;
 }
 
-/* The §8.3 tolerances over the frame outputs, and every patch's status. */
+/* The tolerances of docs/ex2d_patch.md, "Numerics and tolerances", over the frame outputs, and every patch's
+ * status. */
 static int outputs_check(const ex2d_params *p, int npatch, const ex2d_outputs *got, const ex2d_outputs *ref, char *msg,
                          size_t msg_size)
 {
@@ -563,7 +567,7 @@ static int outputs_check(const ex2d_params *p, int npatch, const ex2d_outputs *g
         if (n && !first[0]) snprintf(first, sizeof first, "%s", m);
         bad += n;
     }
-    if (bad) snprintf(msg, msg_size, "%zu values outside the spec 8.3 tolerances; first: %s", bad, first);
+    if (bad) snprintf(msg, msg_size, "%zu values outside the tolerances of docs/ex2d_patch.md; first: %s", bad, first);
     return bad ? -1 : 0;
 }
 
@@ -680,7 +684,7 @@ static void case_params(const ex2d_frame *f, const ex2d_case *k, double synth_ms
     cJSON_AddNumberToObject(o, "cpu_max_batch", f->npatch < EX2D_CPU_MAX_BATCH ? f->npatch : EX2D_CPU_MAX_BATCH);
     cJSON_AddStringToObject(o, "kernel_time", "ex2d_spots_launch (every table entry) + ex2d_patches_launch, inputs "
                             "resident");
-    cJSON_AddStringToObject(o, "flop_model", "dense-equivalent model of spec 9.1 (docs/benchmarks.md)");
+    cJSON_AddStringToObject(o, "flop_model", "dense-equivalent model of docs/benchmarks.md");
 }
 
 static int ex2d_run_case(gw_bench_run *run, const void *tier_case)
@@ -691,7 +695,8 @@ static int ex2d_run_case(gw_bench_run *run, const void *tier_case)
     gw_bench_row row;
     gw_bench_row_init(&row, "ex2d_patch", "ex2d_spots_launch + ex2d_patches_launch", 1);
     memset(&f, 0, sizeof f);
-    /* The tier's own configuration, noise seed included (spec §3's fixed default): --seed is not used here. */
+    /* The tier's own configuration, noise seed included (the fixed default of docs/ex2d_patch.md,
+     * "Truth, image and noise"): --seed is not used here. */
     if (ex2d_frame_config_tier(&cfg, k->tier)) {
         fprintf(stderr, "gpuwitness bench: ex2d tier %s: no such synthetic tier\n", k->name);
         return -1;

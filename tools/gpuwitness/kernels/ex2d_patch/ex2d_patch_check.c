@@ -3,7 +3,8 @@
  * 47 patches with noise; small: tier M, one noiseless 7 x 74 patch), extracted by ex2d_ref on one thread and
  * on all cores (identical bytes), checked against the known truth, then on the GPU twice (batches sized from
  * free memory, then batches of 16 patches: identical bytes), each call compared with the reference at the
- * tolerances of specs/ex2d_patch.md §8.3 and witnessed stage by stage. doctor: tier S once per device.
+ * tolerances of docs/ex2d_patch.md, "Numerics and tolerances", and witnessed stage by stage. doctor: tier S
+ * once per device.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -49,11 +50,11 @@ static double nearby_truth(const ex2d_frame *f, int s, int i)
     return most;
 }
 
-/* The known answer (specs/ex2d_patch.md §8.5), so a reference and a kernel that agree on a wrong answer cannot
- * pass: noiseless, flux = R f_true, within 1e-3 of the largest truth nearby: the frame keeps R to +-ndiag
- * diagonals, and the entries beyond hold ~2e-4 of a row's weight (measured on tier M: 1.6e-4 to 3.3e-4 of
- * that scale; an error of 1 % of the continuum is 7e-3). With noise, chi = (flux - R f_true) sqrt(ivar) has a
- * standard deviation within 10 % of 1. 0 or 1 (printed). */
+/* The known answer (docs/ex2d_patch.md, "Analytic cases"), so a reference and a kernel that agree on a wrong answer
+ * cannot pass: noiseless, flux = R f_true, within 1e-3 of the largest truth nearby: the frame keeps R to +-ndiag
+ * diagonals, and the entries beyond hold ~2e-4 of a row's weight (measured on tier M: 1.6e-4 to 3.3e-4 of that
+ * scale; an error of 1 % of the continuum is 7e-3). With noise, chi = (flux - R f_true) sqrt(ivar) has a standard
+ * deviation within 10 % of 1. 0 or 1 (printed). */
 static int check_truth(const ex2d_frame *f, const ex2d_outputs *out)
 {
     const ex2d_params *p = &f->params;
@@ -184,8 +185,8 @@ static int run_gpu(const ex2d_frame *f, const ex2d_outputs *ref, double ref_ms, 
     }
     gw_ex2d_print_witness(&res[shown], "  ");
     if (!failed)
-        printf("  result:   ok: both calls within specs/ex2d_patch.md 8.3 of ex2d_ref (flux pull 1e-9, ivar and "
-               "Rdiags 1e-10, chi2pix 1e-8, pixmask 2e-12, statuses equal), witness checks out\n");
+        printf("  result:   ok: both calls match ex2d_ref within the tolerances of docs/ex2d_patch.md (flux pull "
+               "1e-9, ivar and Rdiags 1e-10, chi2pix 1e-8, pixmask 2e-12, statuses equal), witness checks out\n");
     ex2d_ref_outputs_free(&got[1]);
     ex2d_ref_outputs_free(&got[0]);
     return failed;
@@ -275,8 +276,9 @@ int gw_ex2d_patch_doctor(int ordinal)
         if (diff)
             printf("  ex2d_patch:           FAILED: differs from ex2d_ref: %s\n", msg);
         else
-            printf("  ex2d_patch:           tier S, 1 patch of n = %d: within specs/ex2d_patch.md 8.3 of ex2d_ref "
-                   "(%.2f ms incl. transfers)\n", f.params.max_nspecpad * f.params.m, res.ms_end_to_end);
+            printf("  ex2d_patch:           tier S, 1 patch of n = %d: matches ex2d_ref within the tolerances of "
+                   "docs/ex2d_patch.md (%.2f ms incl. transfers)\n", f.params.max_nspecpad * f.params.m,
+                   res.ms_end_to_end);
         gw_ex2d_print_witness(&res, "    ");
         if (!res.witness_violations)
             printf("    witness check: ok (every stage: its launches, its items, code for this device's "

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * ex2d_patch on the host for the CLI: output poison, progress lines, the CPU path over ex2d_ref_patches and
- * the comparison with the reference at the tolerances of specs/ex2d_patch.md §8.3.
+ * the comparison with the reference at the tolerances of docs/ex2d_patch.md, "Numerics and tolerances".
  */
 #include <math.h>
 #include <stdarg.h>

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * ex2d_patch's host side in the CLI (not a library API): the two paths that run, check, doctor, trace, the
  * ledger tests and the load tests share. The GPU path takes a synthetic frame built on the host
- * (reference/ex2d_patch/ex2d_synth.h), uploads its inputs, runs K1 over the PSF table and ex2d_patches_launch over the patches in batches sized
- * from free device memory, downloads the frame outputs and checks each stage's witness. The CPU path runs
- * ex2d_ref_patches (threads over patches). Every function returns a status up to main.
+ * (reference/ex2d_patch/ex2d_synth.h), uploads its inputs, runs K1 over the PSF table and ex2d_patches_launch
+ * over the patches in batches sized from free device memory, downloads the frame outputs and checks each
+ * stage's witness. The CPU path runs ex2d_ref_patches (threads over patches). Every function returns a status
+ * up to main.
  */
 #ifndef EX2D_PATCH_HOST_H
 #define EX2D_PATCH_HOST_H
@@ -46,10 +47,10 @@ void gw_ex2d_progress_update(gw_ex2d_progress *pr, int done);
 int gw_ex2d_cpu_run(const ex2d_frame *f, int nthreads, ex2d_outputs *out, gw_ex2d_progress *pr, double *ms, char *err,
                     size_t err_size);
 
-/* got against the reference want (specs/ex2d_patch.md §8.3): flux pull 1e-9, ivar rtol 1e-10, Rdiags 1e-10,
- * chi2pix rtol 1e-8 atol 1e-10, pixmask_fraction 2e-12, info statuses equal. bitwise: every byte equal
- * instead (the reference against its threaded twin). 0 when it passes; otherwise the number of mismatches,
- * with the first of each array and the counts in msg. */
+/* got against the reference want (docs/ex2d_patch.md, "Numerics and tolerances"): flux pull 1e-9, ivar rtol 1e-10,
+ * Rdiags 1e-10, chi2pix rtol 1e-8 atol 1e-10, pixmask_fraction 2e-12, info statuses equal. bitwise: every byte equal
+ * instead (the reference against its threaded twin). 0 when it passes; otherwise the number of mismatches, with the
+ * first of each array and the counts in msg. */
 size_t gw_ex2d_compare(const ex2d_frame *f, const ex2d_outputs *got, const ex2d_outputs *want, int bitwise, char *msg,
                        size_t msg_size);
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT
- * gpuwitness run ex2d_patch: spectroperfectionism extraction (specs/ex2d_patch.md) of a synthetic r-camera frame,
+ * gpuwitness run ex2d_patch: spectroperfectionism extraction (docs/ex2d_patch.md) of a synthetic r-camera frame,
  * or a fibre and wavelength subset of it, on the selected device. Everything is checked before anything is
  * written: the command line and the frame configuration, the output directory, the extraction (on the GPU:
  * the validation verdict, every stage's witness, and up to VERIFY_MAX_PATCHES patches the CPU reference at
- * the tolerances of §8.3). The outputs are staged as temporary files and renamed only when all were written.
+ * the tolerances of docs/ex2d_patch.md, "Numerics and tolerances"). The outputs are staged as temporary files and
+ * renamed only when all were written.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -32,7 +33,7 @@ const gw_kernel_info gw_ex2d_patch_info = {
     .aliases = aliases,
     .run_usage = "gpuwitness run ex2d_patch [--tier S|M|L|XL|frame] [--fibres F:C] [--waves W:C] [--device D]\n"
                  "                          [--threads N] [--seed N] --out-dir DIR\n"
-                 "  spectroperfectionism extraction of a synthetic DESI frame (alias: ex2d)",
+                 "  spectroperfectionism extraction of a synthetic DESI frame (aliases: ex2d, ex2d-patch)",
     .run_value_options = run_value_options,
     .check_help = "realistic: a synthetic r-camera subbundle, 5 fibres x 2326 bins, 47 patches, with noise\n"
                   "(small: one noiseless 7 x 74 patch). The CPU reference on 1 thread and all cores (identical\n"
@@ -51,11 +52,11 @@ static const char ex2d_help[] =
     "usage: gpuwitness run ex2d_patch [--tier S|M|L|XL|frame] [--fibres FIRST:COUNT] [--waves FIRST:COUNT]\n"
     "                           [--device cuda|cuda:N|cpu|auto] [--threads N] [--seed N] --out-dir DIR\n"
     "\n"
-    "Extracts 1D spectra from a synthetic DESI r-camera frame by spectroperfectionism (specs/ex2d_patch.md):\n"
+    "Extracts 1D spectra from a synthetic DESI r-camera frame by spectroperfectionism (docs/ex2d_patch.md):\n"
     "the frame is synthesised on the host, cut into patches of 5 fibres x 50 bins (plus padding), and every\n"
     "patch is solved in FP64. On the GPU: K1 over the PSF table, then K3..K7 in batches sized from free device\n"
     "memory, each stage's witness checked, and up to 47 patches the result compared with the CPU reference\n"
-    "(specs/ex2d_patch.md 8.3); on the CPU: the reference, threads over patches.\n"
+    "(within the tolerances of docs/ex2d_patch.md); on the CPU: the reference, threads over patches.\n"
     "\n"
     "options:\n"
     "  --tier T         S (1 patch, 1 fibre x 10 bins, noiseless), M (1 patch, 5 fibres x 50 bins, noiseless),\n"
@@ -253,8 +254,8 @@ static int compute_on_gpu(const ex2d_frame *f, int ordinal, int threads, ex2d_ou
         fprintf(stderr, "gpuwitness run ex2d_patch: the GPU result differs from ex2d_ref: %s; nothing written\n", msg);
         rc = GW_EXIT_FAIL;
     } else {
-        printf("  result:   within specs/ex2d_patch.md 8.3 of ex2d_ref (%.1f ms on the CPU), witness checks out\n",
-               ms);
+        printf("  result:   matches ex2d_ref within the tolerances of docs/ex2d_patch.md (%.1f ms on the CPU), "
+               "witness checks out\n", ms);
     }
     ex2d_ref_outputs_free(&ref);
     return rc;
@@ -356,8 +357,8 @@ int gw_ex2d_patch_run(int argc, char **argv)
         if (m < 0 || bad) return GW_EXIT_USAGE;
     }
     if (extra) {
-        fprintf(stderr, "gpuwitness run ex2d_patch: unexpected argument '%s': the frame is synthetic, ex2d takes options "
-                "only\n", extra);
+        fprintf(stderr, "gpuwitness run ex2d_patch: unexpected argument '%s': the frame is synthetic, ex2d_patch takes "
+                "options only\n", extra);
         return GW_EXIT_USAGE;
     }
     if (!o.out_dir) {

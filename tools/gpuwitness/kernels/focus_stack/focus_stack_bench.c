@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT
- * gpuwitness bench cases for focus_stack (specs/focus_stack.md §7): the spec's B1 (N=1, Z=17, 2189x2189),
- * B2 (N=4, Z=17, 2189x1152) and, in the full tier, B3 (N=16, Z=17, 2189x2189), at morphseq's defaults with
- * the idx and ff outputs (the targets' configuration); the smoke and small tiers keep N and shrink the
- * images. Inputs are the known-focus synthetic stacks of focus_stack_synth.h, so the reference's answer is
+ * gpuwitness bench cases for focus_stack (docs/focus_stack.md, "Benchmark cases"): B1 (N=1, Z=17,
+ * 2189x2189), B2 (N=4, Z=17, 2189x1152) and, in the full tier, B3 (N=16, Z=17, 2189x2189), at morphseq's
+ * defaults with the idx and ff outputs (the targets' configuration); the smoke and small tiers keep N and
+ * shrink the images. Inputs are the known-focus synthetic stacks of focus_stack_synth.h, so the reference's answer is
  * checked too. Per case: focus_stack_ref on one thread and on all, which must agree; on the GPU an
  * end-to-end loop (pinned input uploaded, launch, idx and ff downloaded), a kernel loop with the witness and
  * one without; outputs are poisoned before every repetition and compared with the reference after every loop.
@@ -22,7 +22,7 @@
 #include "gw_trace_range.h"
 
 typedef struct fs_size {
-    const char *id, *name; /* the spec's case: "b1" in case ids, "B1" for people */
+    const char *id, *name; /* the case of docs/focus_stack.md, "Model": "b1" in case ids, "B1" for people */
     int n, z, y, x;
 } fs_size;
 
@@ -286,7 +286,7 @@ static int fs_case(gw_bench_run *run, const void *tier_case)
     cJSON_AddStringToObject(row.params, "input", "known-focus synthetic stack (focus_stack_synth)");
     row.work = (double)voxels;
     row.work_unit = "voxels";
-    /* The input read once, idx (1 byte) and ff (2 bytes) written once (specs/focus_stack.md §7). */
+    /* The input read once, idx (1 byte) and ff (2 bytes) written once (docs/focus_stack.md, "Model"). */
     row.bytes_moved = 2 * (uint64_t)voxels + 3 * (uint64_t)px;
 
     focus_stack_synth synth;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * Host-side focus_stack outputs for the CLI: allocation, poison, byte-exact comparison with the reference
- * (floats as bits, specs/focus_stack.md §6 item 5) and the checks that need no reference.
+ * (floats as bits, docs/focus_stack.md, "Test groups", item 5) and the checks that need no reference.
  */
 #include <stdarg.h>
 #include <stdio.h>

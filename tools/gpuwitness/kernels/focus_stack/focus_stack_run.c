@@ -46,7 +46,7 @@ static const char focus_help[] =
     "                                  [--border zero|replicate|reflect101] [--window W] [--verify|--no-verify]\n"
     "                                  [--out-ff F] [--out-idx F] [--out-best F] [--out-focus F] INPUT\n"
     "\n"
-    "All-in-focus images from microscope Z stacks (specs/focus_stack.md): per pixel, each slice is scored with\n"
+    "All-in-focus images from microscope Z stacks (docs/focus_stack.md): per pixel, each slice is scored with\n"
     "|Laplacian of Gaussian| (or |Laplacian|), optionally summed over a W x W window; idx is the first slice\n"
     "with the best score and ff the input value there. The defaults reproduce morphseq's LoG_focus_stacker.\n"
     "\n"

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT
- * gpuwitness bench cases for grid_d4 (specs/grid_d4.md §8). For each size of the tier, batches of grids
- * with shapes drawn from the ARC-AGI-1 training tasks, and batches of 30x30 grids, both with 16-byte
- * aligned offsets (the target layout), each with batch op rot90, random per-grid ops and identity (the
- * kernel's own overhead). Per case: grid_d4_ref on one thread and grid_d4_ref_mt on all, which must agree;
- * on the GPU an end-to-end loop (upload, launch, download), a kernel loop with the witness and one
- * without; outputs are poisoned before every repetition and compared with the reference after every loop.
- * Beside each size's rot90 case, the two copy baselines of the spec: cudaMemcpyAsync of the P-byte
- * payload and cub::DeviceMemcpy::Batched of the same ragged buffers (the identity-op roofline).
+ * gpuwitness bench cases for grid_d4 (docs/grid_d4.md, "Benchmark cases"). For each size of the tier,
+ * batches of grids with shapes drawn from the ARC-AGI-1 training tasks, and batches of 30x30 grids, both
+ * with 16-byte aligned offsets (the target layout), each with batch op rot90, random per-grid ops and
+ * identity (the kernel's own overhead). Per case: grid_d4_ref on one thread and grid_d4_ref_mt on all, which
+ * must agree; on the GPU an end-to-end loop (upload, launch, download), a kernel loop with the witness and
+ * one without; outputs are poisoned before every repetition and compared with the reference after every
+ * loop. Beside each size's rot90 case, the two copy baselines of the same section: cudaMemcpyAsync of the
+ * P-byte payload and cub::DeviceMemcpy::Batched of the same ragged buffers (the identity-op roofline).
  */
 #include <inttypes.h>
 #include <stdio.h>

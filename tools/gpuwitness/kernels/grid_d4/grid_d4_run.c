@@ -111,7 +111,9 @@ static int plan_outputs(run_file *files, size_t n, const char *out_dir, const ch
                 fprintf(stderr, "gpuwitness run: out of memory\n");
                 return GW_EXIT_USAGE;
             }
-            snprintf(files[i].out_path, size, "%s/%s", out_dir, name);
+            const size_t dir_len = strlen(out_dir); /* "out/" and "out" give the same "out/name" */
+            const char *sep = dir_len && out_dir[dir_len - 1] == '/' ? "" : "/";
+            snprintf(files[i].out_path, size, "%s%s%s", out_dir, sep, name);
         } else {
             files[i].out_path = strdup(out_file);
             if (!files[i].out_path) {
