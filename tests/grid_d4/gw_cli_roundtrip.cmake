@@ -5,7 +5,8 @@
 # `--op rot270`, must give back every original task as a JSON value (apart from top-level members other than
 # train and test, which gw_arc does not keep); and rot90's output must differ from its input wherever a grid
 # is not invariant, so a run that copied its input would not pass. Without GW_DATA_DIR, or with DEVICE=cuda
-# and no GPU: GW_CLI_SKIPPED (see gw_cli_run_ops.cmake); without GW_DATA_DIR while CI is set: a failure.
+# and no GPU: GW_CLI_SKIPPED (see gw_cli_run_ops.cmake); without GW_DATA_DIR while CI is set or
+# GW_REQUIRE_GPU=1: a failure.
 cmake_minimum_required(VERSION 3.25)
 foreach(v GW DEVICE WORKDIR)
   if(NOT DEFINED ${v})
@@ -16,6 +17,9 @@ set(need "the 400 ARC-AGI-1 training task files at $GW_DATA_DIR/arc/arc-agi-1-tr
 if("$ENV{GW_DATA_DIR}" STREQUAL "")
   if(NOT "$ENV{CI}" STREQUAL "" AND NOT "$ENV{CI}" STREQUAL "false")
     message(FATAL_ERROR "GW_DATA_DIR is not set, and CI is: this test needs ${need}")
+  endif()
+  if("$ENV{GW_REQUIRE_GPU}" STREQUAL "1")
+    message(FATAL_ERROR "GW_DATA_DIR is not set, and GW_REQUIRE_GPU=1: this test needs ${need}")
   endif()
   message("GW_CLI_SKIPPED: GW_DATA_DIR is not set: this test needs ${need}")
   return()

@@ -103,11 +103,14 @@ void gw_remove_dir(const char *dir)
     rmdir(dir);
 }
 
-/* CI set to anything but "" or "false" (as the top CMakeLists reads it): the data tests must run, not skip. */
-static int ci_is_set(void)
+/* The runs in which a data test must not skip: CI set to anything but "" or "false" (as the top CMakeLists
+ * reads it), or GW_REQUIRE_GPU=1 (a run in which no test may skip). Names the reason, or NULL. */
+static const char *must_not_skip(void)
 {
-    const char *ci = getenv("CI");
-    return ci && *ci && strcmp(ci, "false") != 0;
+    const char *ci = getenv("CI"), *require = getenv("GW_REQUIRE_GPU");
+    if (ci && *ci && strcmp(ci, "false") != 0) return "CI is set";
+    if (require && strcmp(require, "1") == 0) return "GW_REQUIRE_GPU=1";
+    return NULL;
 }
 
 const char *gw_data_path(const char *relative, const char *what, char *buf, size_t size)
@@ -119,9 +122,10 @@ const char *gw_data_path(const char *relative, const char *what, char *buf, size
               "runs as <executable>.data (docs/testing.md, \"Data sets\")", suite);
     const char *dir = getenv("GW_DATA_DIR");
     if (!dir || !*dir) {
-        if (ci_is_set())
-            cr_assert_fail("GW_DATA_DIR is not set, and CI is: this test needs %s at $GW_DATA_DIR/%s "
-                           "(docs/testing.md, \"Data sets\")", what, relative);
+        const char *why = must_not_skip();
+        if (why)
+            cr_assert_fail("GW_DATA_DIR is not set, and %s: this test needs %s at $GW_DATA_DIR/%s "
+                           "(docs/testing.md, \"Data sets\")", why, what, relative);
         cr_skip_test("GW_DATA_DIR is not set: this test needs %s at $GW_DATA_DIR/%s (docs/testing.md, \"Data "
                      "sets\")", what, relative);
     }

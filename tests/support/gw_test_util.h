@@ -25,7 +25,7 @@ void gw_remove_dir(const char *dir);
 /* The path of `relative` (as "arc/d4_golden.jsonl") in the data folder named by the environment variable
  * GW_DATA_DIR (docs/testing.md, "Data sets"), written to buf. `what` says in words what the file or folder
  * holds, for the messages. Without GW_DATA_DIR the calling test is skipped, naming the variable and what it
- * must hold; when CI is set it fails instead. A GW_DATA_DIR without the path fails the test. Only tests in a
+ * must hold; when CI is set, or GW_REQUIRE_GPU=1, it fails instead. A GW_DATA_DIR without the path fails the test. Only tests in a
  * suite whose name ends in "_data" may call it (CTest runs those apart, as <executable>.data, so their
  * skip is seen); any other caller fails. */
 const char *gw_data_path(const char *relative, const char *what, char *buf, size_t size);
