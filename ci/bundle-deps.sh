@@ -6,9 +6,9 @@
 # Run from the project root on a Debian machine that can install packages (missing -dev packages are
 # installed first).
 #   usage: ci/bundle-deps.sh [DEST]   (default .gpu-deps, git-ignored)
-# On the GPU machine: ci/gpu.sh --prefix .gpu-deps (which sets CMAKE_PREFIX_PATH, PKG_CONFIG_PATH and
-# LD_LIBRARY_PATH for the build and the tests only; keep LD_LIBRARY_PATH away from the machine's own tools,
-# since the folder carries libraries such as libz).
+# On the GPU machine: ci/gpu.sh --prefix .gpu-deps (which sets CMAKE_PREFIX_PATH and PKG_CONFIG_PATH for
+# the build, links with -rpath-link into the folder, and sets LD_LIBRARY_PATH only for the programs under
+# test: the folder carries libraries such as libz that must not shadow the machine's own tools).
 set -euo pipefail
 dest=${1:-.gpu-deps}
 packages=(libcriterion-dev libcjson-dev libtiff-dev)
@@ -47,7 +47,7 @@ for p in "${packages[@]}"; do
         base=$(basename "$f")
         cp -P "$(dirname "$real")/$base"* "$dest/lib/" # the .so link, the soname link and the file
         ldd "$real" | awk '/=> \// {print $3}' | while read -r dep; do
-          is_system_lib "$dep" || cp -nL "$dep" "$dest/lib/"
+          is_system_lib "$dep" || [ -e "$dest/lib/${dep##*/}" ] || cp -L "$dep" "$dest/lib/"
         done
         ;;
       */pkgconfig/*.pc)

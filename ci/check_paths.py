@@ -58,7 +58,7 @@ def findings_in(root, rel, text):
             if leaves(root, own_dir, m.group(1)) and leaves(root, root, m.group(1)):
                 yield line_no, "a path outside the repository: " + m.group(0)
         for m in re.finditer(re.escape(parent) + r"/[\w.-]+", line):
-            if not os.path.abspath(m.group(0)).startswith(os.path.abspath(root)):
+            if os.path.commonpath([os.path.abspath(m.group(0)), root]) != root:
                 yield line_no, "an absolute path outside the repository: " + m.group(0)
         for m in SPECS.finditer(line):
             yield line_no, "a citation of a document the repository does not have: " + m.group(0)

@@ -17,7 +17,8 @@ root=$PWD prefix="" out="$root/gpu-artifacts" build="$root/build-gpu" arch="" sa
 while [ $# -gt 0 ]; do
   case "$1" in
     --prefix) prefix=$(cd "$2" && pwd); shift 2 ;;
-    --data) GW_DATA_DIR=$(cd "$2" && pwd) || exit 2; export GW_DATA_DIR; shift 2 ;;
+    --data) [ -n "${2:-}" ] || { echo "ci/gpu.sh: --data needs a folder (the data sets)" >&2; exit 2; }
+            GW_DATA_DIR=$(cd "$2" && pwd) || exit 2; export GW_DATA_DIR; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --arch) arch=$2; shift 2 ;;
@@ -38,8 +39,12 @@ unset CRITERION_ALWAYS_SUCCEED
 if [ -n "$prefix" ]; then
   export CMAKE_PREFIX_PATH="$prefix${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-  export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
+# The bundle's libraries (and those they load) for the programs under test only (ctest, compute-sanitizer's
+# runs of the tests, the CLI): never for cmake, nvcc or git, which the bundle's copies of libz or libcrypto
+# could shadow. The link finds them through -rpath-link instead.
+libs=${LD_LIBRARY_PATH:-}
+[ -n "$prefix" ] && libs="$prefix/lib${libs:+:$libs}"
 
 note "== gpuwitness GPU run: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 [ -n "${GW_DATA_DIR:-}" ] && note "data sets: $GW_DATA_DIR" || fail "no data sets (--data DIR or GW_DATA_DIR): the data-set tests will fail"
@@ -50,6 +55,7 @@ else
 fi
 
 cfg=(-S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release)
+[ -n "$prefix" ] && cfg+=(-DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$prefix/lib")
 [ -n "$arch" ] && cfg+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
 if ! cmake "${cfg[@]}" > "$out/configure.log" 2>&1; then fail "configure (see configure.log)"; tail -20 "$out/configure.log"; exit 1; fi
 if ! grep -E '^CMAKE_CUDA_COMPILER:[A-Z]+=.+' "$build/CMakeCache.txt" | grep -vq NOTFOUND; then
@@ -62,7 +68,7 @@ note "build: ok"
 # The Valgrind gates (label memcheck) belong on driverless CI: with a driver loaded, libcuda's ioctls and
 # allocations are Valgrind noise (docs/testing.md, "Valgrind gate"). Device code gets compute-sanitizer below instead.
 # The ASan/UBSan suite and the fuzzers (labels sanitizer, fuzz) are host-only checks that driverless CI runs.
-ctest --test-dir "$build" -LE 'memcheck|sanitizer|fuzz' --no-tests=error --output-on-failure --output-junit "$out/junit.xml" \
+LD_LIBRARY_PATH="$libs" ctest --test-dir "$build" -LE 'memcheck|sanitizer|fuzz' --no-tests=error --output-on-failure --output-junit "$out/junit.xml" \
   -j "$(nproc)" > "$out/ctest.log" 2>&1 || fail "ctest (see ctest.log)"
 tail -n 25 "$out/ctest.log"
 grep -E '^[0-9]+% tests passed' "$out/ctest.log" | sed 's/^/ctest: /' | tee -a "$summary"
@@ -109,7 +115,7 @@ if [ "$sanitizer" = 1 ]; then
         # $cmd is ctest's quoted command line, hence eval
         # ctest's TIMEOUT does not apply here: bound each run (racecheck and initcheck are slow)
         # GW_UNDER_SANITIZER=1: the realistic-size cases skip themselves here (the plain pass above ran them)
-        if ! eval GW_UNDER_SANITIZER=1 CRITERION_JOBS=1 timeout 1800 "$sanitizer_bin" --tool "$tool" --error-exitcode 1 --target-processes all \
+        if ! eval LD_LIBRARY_PATH='"$libs"' GW_UNDER_SANITIZER=1 CRITERION_JOBS=1 timeout 1800 "$sanitizer_bin" --tool "$tool" --error-exitcode 1 --target-processes all \
              "${extra[@]}" "$cmd" >> "$log" 2>&1; then bad=$((bad + 1)); echo "### FAILED: $t" >> "$log"; fi
       done
       [ "$bad" -eq 0 ] && note "compute-sanitizer $tool: clean" || fail "compute-sanitizer $tool: $bad tests with findings (sanitizer-$tool.log)"
@@ -120,6 +126,7 @@ fi
 # 4. The CLI, for the record.
 cli="$build/tools/gpuwitness"
 if [ -x "$cli" ]; then
+  export LD_LIBRARY_PATH="$libs" # from here on only the CLI runs
   "$cli" doctor > "$out/doctor.txt" 2>&1; rc=$?; note "gpuwitness doctor: exit $rc"; [ $rc -eq 0 ] || fail "doctor"
   "$cli" check > "$out/check.txt" 2>&1; rc=$?; note "gpuwitness check: exit $rc"; [ $rc -eq 0 ] || fail "check"
   # Chrome traces (Perfetto, chrome://tracing) of each kernel's host path, with the ledger checked.

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * focus_stack_ref: CPU reference for kernels/focus_stack (semantics, layout and errors in focus_stack.h).
  * Same parameters as focus_stack_launch without the d_ prefixes, witness and stream, plus n_threads:
- * 1 runs single-threaded, 0 or less uses every core, N uses N threads (OpenMP over the rows of each
- * stage); no output bit depends on it. Without memory for its 32*y*x bytes of scratch it computes the same
- * values pixel by pixel, with no allocation.
+ * 1 runs single-threaded, 0 or less uses every core, N uses N threads (OpenMP over tiles of every stack,
+ * each through all its slices, so the time follows the bytes whatever the shape); no output bit depends on
+ * it. Without memory for its scratch it computes the same values pixel by pixel, with no allocation.
  * Plain loops over the definition with integer accumulators (int64 throughout); returns a focus_stack_status.
  */
 #ifndef FOCUS_STACK_REF_H

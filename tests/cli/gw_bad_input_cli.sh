@@ -40,6 +40,7 @@ tiff() {
 task() { printf '{"train": [{"input": %s, "output": [[1]]}], "test": [{"input": [[1]]}]}' "$1" > "$2"; }
 
 mkdir d d.npy
+mkfifo fifo.json fifo.npy # no writer: a reader that opened it before checking would block here forever
 printf '{"train": [{"input": [[1, 2]], "output": [[2, 1]]}], "test": [{"input": [[3]]}]}' > a.json
 : > empty.json
 printf '[]' > list.json
@@ -149,6 +150,13 @@ row "check --device cuda:1025" 2 "--device 'cuda:1025': the device ordinal after
   check --device cuda:1025
 row "check --device cuda:" 2 "--device 'cuda:': the device ordinal" check --device cuda:
 row "check --device CPU (case)" 2 "--device 'CPU': must be one of cuda, cuda:N, cpu, auto" check --device CPU
+row "check --device 'cuda: 1' (space)" 2 "--device 'cuda: 1': the device ordinal after 'cuda:' must be a number 0..1024, written as plain decimal digits (no sign, space or leading zero)" check --device 'cuda: 1'
+row "check --device cuda:+0" 2 "--device 'cuda:+0': the device ordinal after 'cuda:' must be a number 0..1024, written as plain decimal digits" check --device cuda:+0
+row "check --device cuda:-0" 2 "--device 'cuda:-0': the device ordinal after 'cuda:' must be a number 0..1024" check --device cuda:-0
+row "check --device 'cuda:1 ' (trailing space)" 2 "--device 'cuda:1 ': the device ordinal after 'cuda:' must be a number 0..1024" check --device 'cuda:1 '
+row "check --device cuda:00 (one spelling)" 2 "--device 'cuda:00': the device ordinal after 'cuda:' must be a number 0..1024" check --device cuda:00
+row "check --device cuda:01 (leading zero)" 2 "--device 'cuda:01': the device ordinal after 'cuda:' must be a number 0..1024" check --device cuda:01
+row_env GW_DEVICE=cuda:+0 "GW_DEVICE cuda:+0" 2 "GW_DEVICE 'cuda:+0': the device ordinal after 'cuda:' must be a number 0..1024" check
 
 # ---------------------------------------------------------------- run grid-d4: arguments
 group="gpuwitness run grid-d4 (arguments)"
@@ -173,8 +181,9 @@ row_env GW_DEVICE=gpu0 "GW_DEVICE gpu0" 2 "GW_DEVICE 'gpu0': must be one of cuda
 # ---------------------------------------------------------------- run grid-d4: bad files
 group="gpuwitness run grid-d4 (ARC JSON files)"
 arc() { row "$1" 1 "$2|nothing written" run grid-d4 --op rot90 --device cpu -o out.json "$3"; }
-arc "input is a directory" "d: not a regular file" d
-arc "input is /dev/null" "/dev/null: not a regular file" /dev/null
+arc "input is a directory" "d: not a regular file (a directory)" d
+arc "input is /dev/null" "/dev/null: not a regular file (a character device)" /dev/null
+arc "input is a FIFO" "fifo.json: not a regular file (a FIFO)" fifo.json
 arc "empty file" "empty.json: empty input" empty.json
 arc "a list, not an object" "list.json: top level: must be an object with \"train\" and \"test\" lists, got a list" list.json
 arc "no test list" "no_test.json: top level: missing \"test\"" no_test.json
@@ -208,8 +217,9 @@ row_env GW_DEVICE=gpu0 "GW_DEVICE gpu0" 2 "GW_DEVICE 'gpu0': must be one of cuda
 # ---------------------------------------------------------------- run focus-stack: bad files
 group="gpuwitness run focus-stack (.npy and TIFF files)"
 stack() { row "$1" 1 "$2|nothing written" run focus-stack --device cpu --out-ff ff.npy --out-idx idx.tif "$3"; }
-stack "input is a directory" "d: neither a .npy file" d
-stack "input is /dev/null" "/dev/null: neither a .npy file" /dev/null
+stack "input is a directory" "d: not a regular file (a directory)" d
+stack "input is /dev/null" "/dev/null: not a regular file (a character device)" /dev/null
+stack "input is a FIFO" "fifo.npy: not a regular file (a FIFO)" fifo.npy
 stack "empty file" "empty.npy: neither a .npy file (\\x93NUMPY) nor a TIFF (II*, MM*)" empty.npy
 stack "the .npy magic only" "magic_only.npy: truncated: the file ends inside the .npy preamble" magic_only.npy
 stack ".npy version 4.0" "v4.npy: unsupported .npy format version 4.0" v4.npy

@@ -42,6 +42,15 @@ static void expect_success(cudaError_t rc, const char *what)
     cr_expect(rc == cudaSuccess, "%s returned %s (%s)", what, cudaGetErrorName(rc), cudaGetErrorString(rc));
 }
 
+/* A check word no launcher writes (ex2d_gc_poison_all leaves the word alone: -1 would read as a failed
+ * validation). Stream-ordered; a validation pass must overwrite it. */
+#define CHECK_WORD_POISON 0x5A5A5A5A
+static void poison_check_word(ex2d_gpu_case *t)
+{
+    static const ex2d_check_word poison = {CHECK_WORD_POISON, CHECK_WORD_POISON};
+    GW_CUDA(cudaMemcpyAsync(t->d_w.check, &poison, sizeof poison, cudaMemcpyHostToDevice, t->stream));
+}
+
 static void expect_witness(const ex2d_gpu_case *t, int slot, uint64_t launches, uint64_t items, const char *stage)
 {
     char msg[1024];
@@ -693,6 +702,7 @@ Test(ex2d_patch_gpu, an_error_pending_on_entry_is_returned_untouched_and_nothing
     ex2d_gc_open(&t, &cfg, 1);
     const ex2d_params *p = &t.f.params;
     ex2d_gc_poison_all(&t);
+    poison_check_word(&t);
     GW_CUDA(cudaStreamSynchronize(t.stream));
 
     const cudaError_t pending = gw_plant_pending_error();
@@ -705,6 +715,9 @@ Test(ex2d_patch_gpu, an_error_pending_on_entry_is_returned_untouched_and_nothing
                  cudaGetErrorName(pending));
     ex2d_gc_download(&t);
     cr_expect(ex2d_check_untouched(&t, 0, 0) == 0, "a stage ran with an error pending (above)");
+    cr_expect(t.got_w.check->code == CHECK_WORD_POISON && t.got_w.check->patch == CHECK_WORD_POISON,
+              "the check word changed to {%d, %d}: the validation pass was enqueued with an error pending",
+              t.got_w.check->code, t.got_w.check->patch);
     char msg[1024];
     for (int slot = 0; slot < EX2D_WITNESS_SLOTS; slot++)
         cr_expect(ex2d_gc_witness(&t, slot, 0, 0, msg, sizeof msg) == 0, "stage %d ran with an error pending: %s",
@@ -894,6 +907,7 @@ Test(ex2d_patch_gpu, device_validation_reports_the_first_bad_patch_and_marks_the
         if (r == 0) { /* a range inside the frame: its patches, and only those, read EX2D_PATCH_NOT_RUN */
             const int first = BAD_PATCH - 2, count = np - first;
             ex2d_gc_poison_all(&t);
+            poison_check_word(&t); /* the full-range call left the same verdict there */
             expect_success(ex2d_patches_launch(p, &t.d_in, t.d_spots, first, count, 10, t.d_ws, t.ws_bytes, &t.d_out,
                                                t.d_witness, t.stream),
                            "the same rule over a range inside the frame");
@@ -901,6 +915,8 @@ Test(ex2d_patch_gpu, device_validation_reports_the_first_bad_patch_and_marks_the
             cr_expect(ex2d_check_validation_word(&t, device_rules[r].code, BAD_PATCH) == 0, "range (above)");
             cr_expect(ex2d_check_untouched(&t, first, count) == 0, "range [%d, %d): info or outputs (above)", first,
                       np);
+            cr_expect(ex2d_check_pipeline_witness(&t, first, count, 10, 0) == 0, "range [%d, %d): witness (above)",
+                      first, np);
         }
         memcpy(t.f.patches, patches, (size_t)np * sizeof *patches);
         memcpy(t.f.image, image, pixels * sizeof(double));

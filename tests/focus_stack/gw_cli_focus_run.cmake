@@ -114,7 +114,7 @@ endif()
 run("explicit defaults" --ksize 3 --measure log --border zero --window 1 --out-ff ${out}/a_ff.npy ${fx}/stack.npy)
 same(${out}/a_ff.npy ${fx}/expect_ff.npy)
 
-file(GLOB leftovers "${out}/*.tmp.*")
+file(GLOB leftovers "${out}/.gw-*" "${out}/*.tmp*") # staged files are ".gw-<pid>-<n>.tmp" (lib/io gw_outfile)
 if(leftovers)
   list(APPEND failures "temporary files left behind: ${leftovers}")
 endif()

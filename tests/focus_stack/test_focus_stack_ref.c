@@ -5,7 +5,9 @@
  * scratch-free fallback, and the oracle's own anchors in docs/focus_stack.md (tables, border examples, the
  * header example).
  *
- * Every group runs single-threaded; the threads test compares n_threads 1, 0 (all cores), 2, 3, -1 and 16.
+ * Every group runs single-threaded; the threads test compares n_threads 1, 0 (all cores), 2, 3, -1 and 16, and
+ * two more hold both schedules of docs/focus_stack.md, "Threads" (tiles, shared planes) and many tilings to
+ * the oracle. The time the schedules take, per shape, is test_focus_stack_ref_shapes.c's.
  *
  * GW_FS_QUICK=1 (set by the memcheck registration) shrinks the T1 shapes, the large-window and semantic
  * sweeps, drops 16 threads, and skips the fallback test (Valgrind ignores RLIMIT_AS): Valgrind runs ~50x
@@ -103,6 +105,92 @@ Test(focus_stack_ref, n_threads_1_0_2_3_minus_1_and_16_give_identical_bytes)
             fs_result_free(&res);
         }
         fs_result_free(&first);
+    }
+    fs_case_free(&c);
+}
+
+/* ------------------------------------------------ the two schedules of docs/focus_stack.md, "Threads" */
+
+/* focus_stack_ref on n_threads threads gives the oracle's scores, ff and idx for case c. */
+static void ref_matches_oracle(const fs_case *c, const int64_t *scores, int n_threads)
+{
+    ref_ctx ctx = {n_threads};
+    char name[64];
+    snprintf(name, sizeof name, "focus_stack_ref (n_threads %d)", n_threads);
+    const fs_runner r = {name, ref_run, NULL, &ctx, 0};
+    fs_result res;
+    fs_run_ok(&r, c, FS_PASS_ALL, scores, &res);
+    fs_result_free(&res);
+}
+
+/* Each shape is chosen for one branch of the reference's schedule (docs/focus_stack.md, "The CPU reference",
+ * "Threads"); the expected bytes come from the oracle, and every thread count must give them:
+ *   3000 stacks of 1x1 and 500 of 2x3: one unit of work per stack (its only tile), thousands of units;
+ *   1 stack of 41 slices of 160x160 and 2 of 255 of 59x70: 2 to 12 tiles per plane, whose halos overlap
+ *     their neighbours' and fold at the image edges;
+ *   3x3 slices of 260x260: tiles in both axes; one row of 40,000 pixels: tiles along x only;
+ *   2x3 slices of 67x45 with 16 threads: as many tiles as the halo allows;
+ *   3 stacks of 255 slices of 40x40 with 4 threads: the halo (r + rw >= 3) leaves one tile per plane, and 3
+ *     units run on 3 of the 4 threads. */
+Test(focus_stack_ref, both_schedules_and_every_tiling_match_the_oracle)
+{
+    static const struct {
+        int n, z, y, x;
+        int threads[3];
+        int quick; /* the parameter set run under GW_FS_QUICK=1 (Valgrind), with the first two thread counts */
+    } shapes[] = {
+        {3000, 7, 1, 1, {1, 2, 3}, 1},   {500, 9, 2, 3, {1, 2, 0}, 2},    {1, 41, 160, 160, {1, 2, 3}, 0},
+        {2, 255, 59, 70, {1, 3, 0}, 0}, {3, 3, 260, 260, {1, 2, 3}, 1}, {1, 2, 1, 40000, {1, 2, 3}, 2},
+        {2, 3, 67, 45, {16, 1, 2}, 1},  {3, 255, 40, 40, {4, 1, 3}, 2},
+    };
+    static const focus_stack_params params[3] = {
+        {.ksize = 3, .measure = FOCUS_STACK_LOG_ABS, .border = FOCUS_STACK_BORDER_ZERO, .window = 0},
+        {.ksize = 5, .measure = FOCUS_STACK_LAP_ABS, .border = FOCUS_STACK_BORDER_REFLECT101, .window = 5},
+        {.ksize = 7, .measure = FOCUS_STACK_LOG_ABS, .border = FOCUS_STACK_BORDER_REPLICATE, .window = 3},
+    };
+    const int S = (int)(sizeof shapes / sizeof shapes[0]);
+    for (int s = 0; s < S; s++) {
+        fs_case c;
+        fs_case_init(&c, shapes[s].n, shapes[s].z, shapes[s].y, shapes[s].x);
+        /* values 0..3: ties everywhere, so the carried best and the first-maximum rule are both tested */
+        fs_fill_random(&c, s % 2 ? 3 : 65535, 0x5C4Eu + (uint64_t)s);
+        for (int i = 0; i < 3; i++) {
+            if (fs_quick() && i != shapes[s].quick) continue;
+            focus_stack_params p = params[i];
+            p.n = c.p.n, p.z = c.p.z, p.y = c.p.y, p.x = c.p.x;
+            c.p = p;
+            int64_t *scores = fs_oracle_scores(&c);
+            for (int t = 0; t < 3; t++)
+                if (!(fs_quick() && t == 2)) ref_matches_oracle(&c, scores, shapes[s].threads[t]);
+            free(scores);
+        }
+        fs_case_free(&c);
+    }
+}
+
+/* The other schedule: planes of 2^18 pixels or more that give fewer tiles than threads are shared between
+ * the threads, slice by slice, in segments of 16,384 pixels that end mid-row. A window of 131 on 520x520
+ * images leaves one tile per plane (tile sides are at least 8 halos), so 2 stacks with 3 threads take that
+ * schedule, and with 1 or 2 threads the tiles. */
+Test(focus_stack_ref, planes_too_wide_a_window_to_tile_are_shared_between_threads_and_match_the_oracle)
+{
+    static const focus_stack_params params[3] = {
+        {.ksize = 3, .measure = FOCUS_STACK_LOG_ABS, .border = FOCUS_STACK_BORDER_ZERO, .window = 131},
+        {.ksize = 5, .measure = FOCUS_STACK_LAP_ABS, .border = FOCUS_STACK_BORDER_REFLECT101, .window = 131},
+        {.ksize = 7, .measure = FOCUS_STACK_LOG_ABS, .border = FOCUS_STACK_BORDER_REPLICATE, .window = 131},
+    };
+    static const int threads[3] = {3, 1, 2};
+    /* under Valgrind: one stack of one slice (still one tile, fewer units than threads), one parameter set */
+    fs_case c;
+    fs_case_init(&c, fs_quick() ? 1 : 2, fs_quick() ? 1 : 3, 520, 520);
+    fs_fill_random(&c, 65535, 0x5A4Eu);
+    for (int i = 0; i < (fs_quick() ? 1 : 3); i++) {
+        focus_stack_params p = params[i];
+        p.n = c.p.n, p.z = c.p.z, p.y = c.p.y, p.x = c.p.x;
+        c.p = p;
+        int64_t *scores = fs_oracle_scores(&c);
+        for (int t = 0; t < (fs_quick() ? 2 : 3); t++) ref_matches_oracle(&c, scores, threads[t]);
+        free(scores);
     }
     fs_case_free(&c);
 }

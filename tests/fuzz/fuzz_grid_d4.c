@@ -13,6 +13,7 @@
 
 #include "fuzz_bytes.h"
 #include "fuzz_check.h"
+#include "fuzz_d4_map.h"
 #include "grid_d4_ref.h"
 
 enum { max_grids = 32, max_real_buf = 1 << 20, arena_slots = 8, poison = 0xA5 };
@@ -96,23 +97,6 @@ static grid_d4_status expected_status(const batch *b, size_t *index)
     return GRID_D4_OK;
 }
 
-/* Source cell of output (i, j) for an h x w input, spelled out per op as grid_d4.h's table describes it. */
-static size_t source_cell(int op, unsigned h, unsigned w, unsigned i, unsigned j)
-{
-    unsigned r = 0, c = 0;
-    switch (op) {
-    case GRID_D4_IDENTITY: r = i, c = j; break;
-    case GRID_D4_VMIRROR: r = i, c = w - 1 - j; break;
-    case GRID_D4_HMIRROR: r = h - 1 - i, c = j; break;
-    case GRID_D4_ROT180: r = h - 1 - i, c = w - 1 - j; break;
-    case GRID_D4_DMIRROR: r = j, c = i; break;
-    case GRID_D4_ROT270: r = j, c = w - 1 - i; break;
-    case GRID_D4_ROT90: r = h - 1 - j, c = i; break;
-    case GRID_D4_CMIRROR: r = h - 1 - j, c = w - 1 - i; break;
-    }
-    return (size_t)r * w + c;
-}
-
 static void check_results(const batch *b)
 {
     const size_t n = b->p.n_grids, bytes = (size_t)b->p.buf_bytes;
@@ -127,7 +111,7 @@ static void check_results(const batch *b)
         const uint8_t *dst = b->out + b->offset[k];
         for (unsigned i = 0; i < oh; i++)
             for (unsigned j = 0; j < ow; j++)
-                FUZZ_REQUIRE(dst[(size_t)i * ow + j] == src[source_cell(op, h, w, i, j)],
+                FUZZ_REQUIRE(dst[(size_t)i * ow + j] == src[fuzz_d4_source_cell(op, h, w, i, j)],
                              "grid %zu (op %d, %ux%u): cell (%u,%u) is wrong", k, op, h, w, i, j);
         memset(covered + b->offset[k], 1, (size_t)h * w);
     }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT
- * gw_npy_read on arbitrary bytes as a file (through fuzz_memfile: the reader takes only a path). Read twice:
+ * gw_npy_read on arbitrary bytes as a file (through fuzz_memfile: the reader takes only a path, which it
+ * opens with gw_infile_open). Read twice:
  * as anything (any dtype, rank 1..GW_NPY_MAX_NDIM) and as the CLI reads a stack (uint16, rank 3 or 4); the
  * second must accept exactly the files of the first that are uint16 of rank 3 or 4, with the same array.
  * An accepted file is exactly preamble + header + count elements and the array holds those bytes (swapped

@@ -36,9 +36,34 @@ def arc_seeds():
         b'{"train": [{"input": [[0, 2, 0], [2, 0, 0], [0, 0, 2]], "output": [[3]]}, {"input": [[0, 0, 0], '
         b'[0, 0, 0], [0, 0, 0]], "output": [[0]]}], "test": [{"input": [[2, 2, 0], [0, 0, 0], [0, 0, 2]]}]}\n')
     put("arc", "d4_2x3.json", (TESTS / "grid_d4/d4_2x3.json").read_bytes())
+    # (cells are plain integers: 1.0 is refused since the reader is strict, see bad_cell_1_0.json)
     put("arc", "test_with_output_and_extra_key.json",
-        b'{"name": "x", "train": [{"input": [[0]], "output": [[9, 9]]}],\n "test": [{"input": [[1.0]], '
+        b'{"name": "x", "train": [{"input": [[0]], "output": [[9, 9]]}],\n "test": [{"input": [[1]], '
         b'"output": [[2]]}]}\n')
+    # members the reader keeps as text and the writer gives back: top level and pairs, nested, escaped
+    put("arc", "task_with_kept_members.json",
+        b'{"name": "t\\u00e9st \\"q\\" \\\\ \\/ \\n", "train": [{"input": [[1, 2]], "note": {"a": [1, -0, 2.50e3, '
+        b'1E-2, true, false, null], "b": {}}, "output": [[3], [4]]}, {"output": [[5]], "input": [[6]]}],\r\n'
+        b' "meta": [[], {"k": "\\ud83d\\ude00", "\xc3\xa9": ""}], "test": [{"id": 7, "input": [[8]]}],\t"": 1.0}\n')
+    put("arc", "task_keys_escaped.json",
+        b'{"t\\u0065st": [{"\\u0069nput": [[1]]}], "tr\\u0061in": [{"output": [[2]], "input": [[3]]}]}')
+    put("arc", "ok_nesting_1000.json",  # the task object is level 1: 999 more
+        b'{"train": [{"input": [[1]], "output": [[1]]}], "test": [{"input": [[1]]}], "deep": '
+        + b'[' * 999 + b']' * 999 + b'}')
+    put("arc", "bad_nesting_1001.json",  # valid JSON, one level past the reader's limit
+        b'{"train": [{"input": [[1]], "output": [[1]]}], "test": [{"input": [[1]]}], "deep": '
+        + b'[' * 1000 + b']' * 1000 + b'}')
+    valid = b'{"train": [{"input": [[1]], "output": [[1]]}], "test": [{"input": [[1]]}]'
+    put("arc", "bad_cell_1_0.json", b'{"train": [{"input": [[1.0]], "output": [[1]]}], "test": [{"input": [[1]]}]}')
+    put("arc", "bad_cell_1e0.json", b'{"train": [{"input": [[1e0]], "output": [[1]]}], "test": [{"input": [[1]]}]}')
+    put("arc", "bad_leading_zero.json", b'{"train": [{"input": [[01]], "output": [[1]]}], "test": [{"input": [[1]]}]}')
+    put("arc", "bad_control_byte_0x01.json", valid.replace(b'"test":', b'\x01"test":') + b'}')
+    put("arc", "bad_control_byte_0x1f.json", valid.replace(b'[[1]]}]', b'[[1]]}\x1f]', 1) + b'}')
+    put("arc", "bad_nul_between_tokens.json", valid + b'\x00}')
+    put("arc", "bad_control_in_string.json", valid + b', "n": "a\x1fb"}')
+    put("arc", "bad_byte_order_mark.json", b'\xef\xbb\xbf' + valid + b'}')
+    put("arc", "bad_invalid_utf8.json", valid + b', "n": "\xc0\xaf"}')
+    put("arc", "bad_lone_surrogate.json", valid + b', "n": "\\ud800"}')
     put("arc", "bad_truncated.json", (TESTS / "grid_d4/truncated.json").read_bytes())
     put("arc", "bad_value.json", (TESTS / "grid_d4/bad_value.json").read_bytes())
     put("arc", "bad_ragged.json", b'{"train": [{"input": [[1, 2], [3]], "output": [[1]]}], "test": [{"input": [[1]]}]}')
@@ -75,6 +100,12 @@ def npy_seeds():
         npy("{'descr': [('a', '<u2')], 'fortran_order': False, 'shape': (2,), }", bytes(4)))
     put("npy", "bad_truncated.npy", npy("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3, 4), }", u2[:20]))
     put("npy", "bad_zero_dim.npy", npy("{'descr': '<u2', 'fortran_order': False, 'shape': (0, 3, 4), }", b""))
+    # cut short: inside the magic, inside a 12-byte v2.0 preamble, the last data byte of a whole file
+    put("npy", "bad_cut_in_magic.npy", b"\x93NUM")
+    put("npy", "bad_cut_in_v2_preamble.npy",
+        npy("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3, 4), }", u2, 2)[:10])
+    put("npy", "bad_cut_last_data_byte.npy",
+        npy("{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3, 4), }", u2, 3)[:-1])
 
 
 # ---------------------------------------------------------------- TIFF
@@ -149,6 +180,41 @@ def tiff(pages, big_endian=False, bigtiff=False):
     return bytes(out)
 
 
+def next_pointers(data):
+    """The offsets of each page's next-page (IFD) pointer in a classic TIFF, in chain order."""
+    e = ">" if data[:2] == b"MM" else "<"
+    out, at = [], struct.unpack_from(e + "I", data, 4)[0]
+    while at:
+        n = struct.unpack_from(e + "H", data, at)[0]
+        out.append(at + 2 + 12 * n)
+        at = struct.unpack_from(e + "I", data, out[-1])[0]
+    return out
+
+
+def with_u32(data, at, value, e="<"):
+    out = bytearray(data)
+    struct.pack_into(e + "I", out, at, value)
+    return bytes(out)
+
+
+def strip_before_ifd(chunk, byte_count=None, compression=1, width=2, height=2):
+    """One page whose strip lies just before its directory (as libtiff writes it): bytes follow the strip.
+    byte_count: what StripByteCounts says (None: the tag is left out)."""
+    out = bytearray(b"II*\0" + struct.pack("<I", 0)) + chunk
+    if len(out) % 2:
+        out += b"\0"
+    entries = [(256, LONG, width), (257, LONG, height), (258, SHORT, 16), (259, SHORT, compression),
+               (262, SHORT, 1), (273, LONG, 8), (277, SHORT, 1), (278, LONG, height)]
+    if byte_count is not None:
+        entries.append((279, LONG, byte_count))
+    struct.pack_into("<I", out, 4, len(out))
+    out += struct.pack("<H", len(entries))
+    for tag, typ, value in entries:
+        out += struct.pack("<HHI", tag, typ, 1) + (struct.pack("<HH", value, 0) if typ == SHORT else
+                                                   struct.pack("<I", value))
+    return bytes(out + struct.pack("<I", 0))
+
+
 def pixels(width, height, page, e="<", bits=16):
     code = {8: "B", 16: "H", 32: "f"}[bits]
     vals = [((page * 20011 + y * 257 + x * 131) & (0xFF if bits == 8 else 0xFFFF)) for y in range(height)
@@ -208,6 +274,25 @@ def tiff_seeds():
     # estimating it from the image size, with only a warning, and the read succeeds.)
     cut = strips(4, 4, 0, 2)
     put("tiff", "bad_short_strip.tif", tiff([dict(width=4, height=4, rows_per_strip=2, chunks=[cut[0], cut[1][:10]])]))
+    # A stack cut inside a next-page pointer: libtiff reads the cut pointer as 0 ("last page") without a word,
+    # and the reader once returned the pages before it as the whole stack. Then a pointer past the end, a
+    # chain that loops, and strips libtiff would guess or cut with only a warning.
+    three = tiff([page(3, 2, p) for p in range(3)])
+    ptrs = next_pointers(three)
+    put("tiff", "bad_cut_in_next_pointer_page_1.tif", three[:ptrs[1] + 2])
+    put("tiff", "bad_cut_in_last_next_pointer.tif", three[:ptrs[2] + 3])
+    put("tiff", "bad_cut_after_next_pointer_page_0.tif", three[:ptrs[0] + 4])
+    put("tiff", "bad_next_pointer_past_end.tif", with_u32(three, ptrs[0], 1 << 30))
+    put("tiff", "bad_ifd_loop.tif", with_u32(three, ptrs[2], struct.unpack_from("<I", three, 4)[0]))
+    put("tiff", "bad_ifd_self_loop.tif", with_u32(three, ptrs[1], struct.unpack_from("<I", three, ptrs[0])[0]))
+    big = tiff([page(3, 2, p, 2, ">") for p in range(2)], big_endian=True)
+    put("tiff", "bad_cut_in_next_pointer_big_endian.tif", big[:next_pointers(big)[0] + 1])
+    two = pixels(2, 2, 0)
+    put("tiff", "bad_strip_count_short_ifd_after.tif", strip_before_ifd(two[:6], byte_count=6))
+    put("tiff", "bad_strip_count_missing.tif", strip_before_ifd(two))
+    put("tiff", "bad_packbits_run_past_page.tif",
+        strip_before_ifd(bytes([127]) + bytes(range(128)), byte_count=129, compression=32773))
+    put("tiff", "strip_before_ifd_2x2.tif", strip_before_ifd(two, byte_count=8))  # the same layout, valid
 
 
 # ---------------------------------------------------------------- grid_d4 (fuzz_grid_d4.c's encoding)
@@ -315,6 +400,164 @@ def ex2d_seeds():
     put("ex2d", "bad_npatch_large.bin", ex2d_input(npatch=("abs", 2 ** 31 - 2)))
 
 
+# ---------------------------------------------------------------- run_grid_d4 (fuzz_run_grid_d4.c: the file itself)
+def hash_bytes(data):
+    """fuzz_run_grid_d4.c's hash_bytes: FNV-1a, then MurmurHash3's finaliser."""
+    m = 0xFFFFFFFFFFFFFFFF
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & m
+    h ^= h >> 33
+    h = (h * 0xff51afd7ed558ccd) & m
+    return h ^ (h >> 33)
+
+
+def run_grid_d4_choice(data):
+    """The op and the commit mode fuzz_run_grid_d4.c takes from the hash of the file."""
+    h = hash_bytes(data)
+    return h & 7, min((h >> 3) & 7, 4)
+
+
+def arc_grid(rows):
+    return "[" + ", ".join("[" + ", ".join(str(c) for c in row) + "]" for row in rows) + "]"
+
+
+def arc_cells(h, w, seed):
+    return [[(seed + y * 7 + x * 3) % 10 for x in range(w)] for y in range(h)]
+
+
+def run_grid_d4_seeds():
+    # every ARC seed (and any regress_ file kept there): the hostile cases, now through the whole command
+    for f in sorted((CORPUS / "arc").iterdir()):
+        put("run_grid_d4", "arc_" + f.name, f.read_bytes())
+    g = arc_cells
+    # shapes that the transposing ops swap, the limits, one row and one column
+    put("run_grid_d4", "shapes_1x255_255x1.json",
+        ('{"train": [{"input": %s, "output": %s}], "test": [{"input": %s}]}' %
+         (arc_grid(g(1, 255, 1)), arc_grid(g(255, 1, 2)), arc_grid(g(2, 5, 3)))).encode())
+    put("run_grid_d4", "shapes_30x30_and_1x1.json",
+        ('{"train": [{"input": %s, "output": %s}, {"input": %s, "output": %s}], "test": [{"input": %s, '
+         '"output": %s}]}' % (arc_grid(g(30, 30, 4)), arc_grid(g(1, 1, 5)), arc_grid(g(3, 7, 6)),
+                              arc_grid(g(7, 3, 7)), arc_grid(g(1, 1, 8)), arc_grid(g(30, 29, 9)))).encode())
+    put("run_grid_d4", "many_pairs.json",
+        ('{"train": [%s], "test": [%s]}' % (
+            ", ".join('{"input": %s, "output": %s}' % (arc_grid(g(1 + k % 4, 1 + k % 5, k)), arc_grid(g(2, 2, k)))
+                      for k in range(24)),
+            ", ".join('{"input": %s%s}' % (arc_grid(g(2, 3, k)), ', "output": [[1]]' if k % 2 else "")
+                      for k in range(5)))).encode())
+    # kept members everywhere, in odd places and spellings, which the output must carry through unchanged
+    put("run_grid_d4", "kept_everywhere.json",
+        b'{"v": 1, "train": [{"id": "p0", "input": [[1, 2, 3], [4, 5, 6]], "mid": [-0, 1E+2, 0.5e-3, null], '
+        b'"output": [[7]], "z": {}}, {"output": [[1, 2]], "input": [[3], [4]]}], "name": "na\\u00efve \\ud83d\\ude00",'
+        b' "test": [{"input": [[9, 8], [7, 6]], "x": [true, false]}], "dup": 1, "dup": 2, "": ""}')
+    put("run_grid_d4", "kept_deep_990.json",
+        b'{"train": [{"input": [[1, 2]], "output": [[3, 4]]}], "test": [{"input": [[5]]}], "deep": '
+        + b'[' * 990 + b'{"k": "v"}' + b']' * 990 + b'}')
+    put("run_grid_d4", "whitespace_crlf_tabs.json",
+        b'{\r\n\t"train"\t:\r\n [ {"input" :[[1,2],\n[3,4]] , "output":[[0]]} ] ,\r\n"test":[{"input":[[5,6,7]]}]\r\n}'
+        b'\r\n \t')
+    put("run_grid_d4", "minified.json", b'{"train":[{"input":[[1,2,3]],"output":[[3,2,1]]}],"test":[{"input":[[1]]}]}')
+    put("run_grid_d4", "keys_escaped_output_first.json",
+        b'{"t\\u0065st": [{"\\u006futput": [[2, 2]], "\\u0069nput": [[1, 1, 1]]}], '
+        b'"tr\\u0061in": [{"output": [[2]], "input": [[3]]}]}')
+    # the hostile suite's lossless case: --op identity on a task with a top-level "name", an unknown pair key
+    # and a null member (trailing spaces choose the op: identity is op 0)
+    lossless = (b'{"name": "lossless", "train": [{"input": [[1, 2], [3, 4]], "note": "kept", "output": [[5]]}], '
+                b'"test": [{"input": [[6, 7]]}], "extra": null}')
+    pad = next(k for k in range(1000) if run_grid_d4_choice(lossless + b" " * k)[0] == 0)
+    put("run_grid_d4", "lossless_identity.json", lossless + b" " * pad)
+    # refused: each must leave the output directory empty
+    valid = b'{"train": [{"input": [[1, 2]], "output": [[3]]}], "test": [{"input": [[4]]}]}'
+    put("run_grid_d4", "bad_leading_zero_in_kept.json", valid[:-1] + b', "n": 007}')
+    put("run_grid_d4", "bad_control_byte_in_kept.json", valid[:-1] + b', "n": "\x01"}')
+    put("run_grid_d4", "bad_control_byte_between_pairs.json", valid.replace(b'}], "test"', b'}\x1f], "test"'))
+    put("run_grid_d4", "bad_cell_10.json", valid.replace(b'[[4]]', b'[[10]]'))
+    put("run_grid_d4", "bad_cell_negative.json", valid.replace(b'[[4]]', b'[[-1]]'))
+    put("run_grid_d4", "bad_256_wide.json", valid.replace(b'[[4]]', arc_grid(g(1, 256, 0)).encode()))
+    put("run_grid_d4", "bad_empty_row.json", valid.replace(b'[[4]]', b'[[]]'))
+    put("run_grid_d4", "bad_empty_train.json", b'{"train": [], "test": [{"input": [[4]]}]}')
+    put("run_grid_d4", "bad_train_without_output.json", b'{"train": [{"input": [[1]]}], "test": [{"input": [[4]]}]}')
+    put("run_grid_d4", "bad_trailing_text.json", valid + b' {}')
+    put("run_grid_d4", "bad_cut_in_grid.json", valid[:30])
+    put("run_grid_d4", "bad_nesting_1001_in_kept.json",
+        valid[:-1] + b', "deep": ' + b'[' * 1000 + b']' * 1000 + b'}')
+    put("run_grid_d4", "bad_empty_file.json", b"")
+    # one task under every op and every way of committing: the op and the mode come from the file's hash,
+    # so trailing spaces (which change nothing else) pick them
+    base = (b'{"name": "ops", "train": [{"input": [[1, 2, 3], [4, 5, 6]], "note": [1, {"a": "b"}], '
+            b'"output": [[7, 8], [9, 0], [1, 2]]}], "test": [{"input": [[3, 1], [4, 1], [5, 9], [2, 6]]}]}')
+    want = {(op, None) for op in range(8)} | {(None, mode) for mode in range(5)}
+    for pad in range(2000):
+        data = base + b" " * pad
+        op, mode = run_grid_d4_choice(data)
+        hit = {(op, None), (None, mode)} & want
+        if hit:
+            want -= hit
+            put("run_grid_d4", "ops_op%d_mode%d.json" % (op, mode), data)
+        if not want:
+            break
+    assert not want, want
+
+
+# ---------------------------------------------------------------- run_focus_stack (fuzz_run_focus_stack.c)
+def focus_prefix(ksize=3, measure=0, border=0, ff_tiff=0, idx_tiff=0, float_tiff=0, window=0, mode=2, best=0,
+                 focus=0):
+    """The three control bytes of fuzz_run_focus_stack.c. mode 0: the last target is a directory (the set
+    fails); 1: every target exists already; 2..7: new files."""
+    k = {3: 0, 5: 1, 7: 2}[ksize]
+    w = {0: 0, 1: 1, 7567: 255}.get(window, window)
+    assert w in (0, 1, 255) or (w % 2 == 1 and w < 255), window
+    return bytes([k | measure << 2 | border << 3 | ff_tiff << 5 | idx_tiff << 6 | float_tiff << 7, w,
+                  mode | best << 3 | focus << 4])
+
+
+PREFIXES = [
+    focus_prefix(),  # morphseq's defaults, .npy outputs
+    focus_prefix(5, 1, 1, 1, 1, 1, 3, 3, 1, 1),  # every output, all TIFF
+    focus_prefix(7, 0, 2, 0, 1, 0, 7567, 1, 1, 0),  # outputs existing already: replaced
+    focus_prefix(3, 1, 2, 1, 0, 1, 5, 0, 0, 1),  # the commit fails: nothing may be left
+]
+
+
+def u2_npy(shape, e="<", seed=0, major=1):
+    n = 1
+    for d in shape:
+        n *= d
+    vals = [((seed * 40503 + i * 2654435761) >> 7) & 0xFFFF for i in range(n)]
+    return npy("{'descr': '%su2', 'fortran_order': False, 'shape': (%s), }" %
+               (e, ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")),
+               struct.pack(e + "%dH" % n, *vals), major)
+
+
+def run_focus_stack_seeds():
+    # every .npy and TIFF seed (and any regress_ file kept there), each under one of the prefixes
+    files = sorted((CORPUS / "npy").iterdir()) + sorted((CORPUS / "tiff").iterdir())
+    for i, f in enumerate(files):
+        put("run_focus_stack", f.name, PREFIXES[i % len(PREFIXES)] + f.read_bytes())
+    # small odd stacks: Z = 1, one pixel, rank 4, the largest Z, one past it (refused by focus_stack_check)
+    stacks = {
+        "npy_1x1x1.npy": u2_npy((1, 1, 1)),
+        "npy_3x5x7.npy": u2_npy((3, 5, 7), seed=1),
+        "npy_2x3x5x7.npy": u2_npy((2, 3, 5, 7), seed=2, major=2),
+        "npy_big_endian_5x3x9.npy": u2_npy((5, 3, 9), ">", seed=3),
+        "npy_z255_1x255x1x1.npy": u2_npy((1, 255, 1, 1), seed=4),
+        "npy_z255_3x255x1x3.npy": u2_npy((3, 255, 1, 3), seed=5),
+        "npy_bad_z256_256x1x1.npy": u2_npy((256, 1, 1), seed=6),
+        "npy_bad_rank2_5x7.npy": u2_npy((5, 7), seed=7),
+        "npy_bad_rank5.npy": u2_npy((1, 1, 2, 1, 1), seed=8),
+        "tif_3_pages_5x7.tif": tiff([dict(width=7, height=5, chunks=strips(7, 5, p, 5)) for p in range(3)]),
+        "tif_1_page_1x1.tif": tiff([dict(width=1, height=1, chunks=strips(1, 1, 0, 1))]),
+        "tif_deflate_2_pages_9x4.tif": tiff([dict(width=4, height=9, compression=8,
+                                                  chunks=[zlib.compress(pixels(4, 9, p))]) for p in range(2)]),
+        # 300 x 300 of one page: compressed small, above the harness's 64 Ki voxels
+        "tif_over_cap_deflate_300x300.tif": tiff([dict(width=300, height=300, compression=8,
+                                                       chunks=[zlib.compress(bytes(180000), 9)])]),
+    }
+    for name, data in stacks.items():
+        for i, prefix in enumerate(PREFIXES):
+            put("run_focus_stack", "p%d_%s" % (i, name), prefix + data)
+
+
 if __name__ == "__main__":
     arc_seeds()
     npy_seeds()
@@ -322,3 +565,5 @@ if __name__ == "__main__":
     grid_d4_seeds()
     focus_stack_seeds()
     ex2d_seeds()
+    run_grid_d4_seeds()  # after arc_seeds, npy_seeds, tiff_seeds: they copy those corpora
+    run_focus_stack_seeds()

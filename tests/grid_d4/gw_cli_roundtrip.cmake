@@ -2,8 +2,8 @@
 # GW_DATA_DIR=<data folder> cmake -DGW=<gpuwitness> -DDEVICE=cpu|cuda -DWORKDIR=<dir> -P gw_cli_roundtrip.cmake
 # Every ARC-AGI-1 training file ($GW_DATA_DIR/arc/arc-agi-1-training: docs/testing.md, "Data sets") through
 # `run grid-d4 --op rot90` (all 400 files in one call: on a GPU one batched launch), then the results through
-# `--op rot270`, must give back every original task as a JSON value (apart from top-level members other than
-# train and test, which gw_arc does not keep); and rot90's output must differ from its input wherever a grid
+# `--op rot270`, must give back every original task as a JSON value (every member kept, those other than
+# train and test too); and rot90's output must differ from its input wherever a grid
 # is not invariant, so a run that copied its input would not pass. Without GW_DATA_DIR, or with DEVICE=cuda
 # and no GPU: GW_CLI_SKIPPED (see gw_cli_run_ops.cmake); without GW_DATA_DIR while CI is set or
 # GW_REQUIRE_GPU=1: a failure.
@@ -25,6 +25,11 @@ if("$ENV{GW_DATA_DIR}" STREQUAL "")
   return()
 endif()
 set(DATA "$ENV{GW_DATA_DIR}/arc/arc-agi-1-training")
+# The CPU round trip is a host test: the commands themselves run without GW_REQUIRE_GPU and GW_DEVICE.
+set(gw ${GW})
+if(DEVICE STREQUAL "cpu")
+  set(gw ${CMAKE_COMMAND} -E env --unset=GW_REQUIRE_GPU --unset=GW_DEVICE ${GW})
+endif()
 file(GLOB inputs "${DATA}/*.json")
 list(LENGTH inputs n)
 if(NOT n EQUAL 400)
@@ -33,7 +38,7 @@ endif()
 file(REMOVE_RECURSE "${WORKDIR}")
 file(MAKE_DIRECTORY "${WORKDIR}/turned" "${WORKDIR}/back")
 
-execute_process(COMMAND ${GW} run grid-d4 --op rot90 --device ${DEVICE} --out-dir ${WORKDIR}/turned ${inputs}
+execute_process(COMMAND ${gw} run grid-d4 --op rot90 --device ${DEVICE} --out-dir ${WORKDIR}/turned ${inputs}
   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 message("--- rot90: exit ${rc}\n${stdout}${stderr}")
 if(rc EQUAL 77 AND DEVICE MATCHES "^cuda")
@@ -48,7 +53,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "rot90 over all files failed with exit ${rc}")
 endif()
 file(GLOB turned "${WORKDIR}/turned/*.json")
-execute_process(COMMAND ${GW} run grid-d4 --op rot270 --device ${DEVICE} --out-dir ${WORKDIR}/back ${turned}
+execute_process(COMMAND ${gw} run grid-d4 --op rot270 --device ${DEVICE} --out-dir ${WORKDIR}/back ${turned}
   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 message("--- rot270: exit ${rc}\n${stdout}${stderr}")
 if(NOT rc EQUAL 0)
@@ -60,20 +65,7 @@ set(changed 0)
 foreach(input ${inputs})
   get_filename_component(name "${input}" NAME)
   file(READ "${input}" original)
-  # ARC JSON as gw_arc keeps it: "train" and "test". Two files carry an extra top-level "name", which the
-  # reader ignores and the writer does not reproduce.
-  string(JSON n_members LENGTH "${original}")
-  set(extra)
-  math(EXPR last "${n_members} - 1")
-  foreach(i RANGE ${last})
-    string(JSON key MEMBER "${original}" ${i})
-    if(NOT key STREQUAL "train" AND NOT key STREQUAL "test")
-      list(APPEND extra "${key}")
-    endif()
-  endforeach()
-  foreach(key ${extra})
-    string(JSON original REMOVE "${original}" "${key}")
-  endforeach()
+  # The whole task comes back, members other than train and test (two files carry a "name") included.
   file(READ "${WORKDIR}/turned/${name}" mid)
   file(READ "${WORKDIR}/back/${name}" back)
   string(JSON same ERROR_VARIABLE e1 EQUAL "${original}" "${back}")

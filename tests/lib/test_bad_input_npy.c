@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT
  * Bad-input tables of the .npy reader and writer (lib/io/include/gw_npy.h): NULL and out-of-range arguments, wrong
- * dtypes, absurd header lengths, files that are not regular, sizes that overflow, and places the writer
- * cannot write. Each row checks the return, the words of the message (the file or argument and the rule),
- * that the array comes back zeroed, and that no file in the work directory was created or changed. The
- * malformed-header table (syntax, keys, ranks, truncation) is test_gw_npy.c's.
+ * dtypes, absurd header lengths, files that are not regular (a FIFO, /dev/null, a directory: each fails at
+ * once, never blocking), files cut short, sizes that overflow, and places the writer cannot write. Each row
+ * checks the return, the words of the message (the file or argument and the rule), that the array comes back
+ * zeroed, and that no file in the work directory was created or changed. The malformed-header table (syntax,
+ * keys, ranks, truncation) and every prefix of whole files are test_gw_npy.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -44,7 +45,8 @@ static int is_zeroed(const gw_npy_array *a)
 
 /* ---------------------------------------------------------------- gw_npy_read */
 
-enum { R_PATH_NULL = 1, R_ARRAY_NULL = 2, R_DEV_NULL = 4, R_AUTO_LEN = 8 };
+enum { R_PATH_NULL = 1, R_ARRAY_NULL = 2, R_DEV_NULL = 4, R_AUTO_LEN = 8, R_FIFO = 16, R_DIR = 32, R_EMPTY_PATH = 64,
+       R_CUT = 128 /* the image cut to header_len bytes */, R_FROM_END = 256 /* with R_CUT: less header_len bytes */ };
 
 typedef struct read_case {
     const char *name;
@@ -55,7 +57,7 @@ typedef struct read_case {
     size_t data_len;
     gw_npy_dtype dtype;
     int min_ndim, max_ndim;
-    const char *words; /* "bad.npy" stands for the file's path */
+    const char *words; /* "bad.npy" stands for the file's path, "DIR" for the work directory */
 } read_case;
 
 static const read_case read_cases[] = {
@@ -71,7 +73,19 @@ static const read_case read_cases[] = {
      "bad.npy: gw_npy_read: ranks 4..3: need 0 <= min_ndim <= max_ndim <= 8"},
     {"max_ndim 9", R_AUTO_LEN, 1, 0, HDR("<u2", "(1, 1, 1)"), 2, GW_NPY_U2, 3, 9, "ranks 3..9: need 0 <= min_ndim"},
     {"min_ndim -1", R_AUTO_LEN, 1, 0, HDR("<u2", "(1, 1, 1)"), 2, GW_NPY_U2, -1, 4, "ranks -1..4: need 0 <= min_ndim"},
-    {"/dev/null (a character device)", R_DEV_NULL, 1, 0, "", 0, GW_NPY_U2, 3, 4, "/dev/null: not a regular file"},
+    {"/dev/null (a character device)", R_DEV_NULL, 1, 0, "", 0, GW_NPY_U2, 3, 4,
+     "/dev/null: not a regular file (a character device)"},
+    {"a FIFO (once blocked for ever in fopen)", R_FIFO, 1, 0, "", 0, GW_NPY_U2, 3, 4,
+     "/f.fifo: not a regular file (a FIFO)"},
+    {"a directory", R_DIR, 1, 0, "", 0, GW_NPY_U2, 3, 4, "DIR: not a regular file (a directory)"},
+    {"path empty", R_EMPTY_PATH, 1, 0, "", 0, GW_NPY_U2, 3, 4, "gw_npy_read: no path given (the path is empty)"},
+    {"the first 3 bytes of the magic", R_CUT, 1, 3, "", 0, GW_NPY_U2, 3, 4,
+     "bad.npy: truncated: the file ends inside the .npy magic (3 of 6 bytes)"},
+    {"a v2.0 preamble cut inside its 4-byte header length", R_CUT, 2, 10, "", 0, GW_NPY_U2, 3, 4,
+     "bad.npy: truncated: the file ends inside the .npy preamble (10 of 12 bytes)"},
+    {"a whole file but its last data byte", R_CUT | R_FROM_END, 1, 1, "{'descr': '|u1', 'fortran_order': False, "
+     "'shape': (6,)}", 6, GW_NPY_ANY, 1, 1, "bad.npy: truncated: the header describes 6 data bytes (shape (6,), "
+     "uint8), the file holds 5"},
     {"header length 0", 0, 1, 0, "", 0, GW_NPY_U2, 3, 4, "bad.npy: header: unexpected end of the header, expected '{'"},
     {"v3.0 header length 2^32-1", 0, 3, UINT32_MAX, "{", 0, GW_NPY_U2, 3, 4,
      "bad.npy: header length 4294967295 is absurd (more than 1 MiB): not a real .npy file"},
@@ -95,17 +109,31 @@ static const read_case read_cases[] = {
      GW_NPY_F4, 3, 4, "the size overflows|times 4 bytes (float32)"},
 };
 
-Test(gw_npy_read, rejects_with_the_file_and_the_rule_and_changes_no_file)
+/* The timeout turns a reader that blocks (the old one, on the FIFO row) into a failure. */
+Test(gw_npy_read, rejects_with_the_file_and_the_rule_and_changes_no_file, .timeout = 240)
 {
     char *dir = bi_make_dir("bad_input_npy_read");
-    char path[512];
+    char path[512], fifo[512];
     snprintf(path, sizeof path, "%s/bad.npy", dir);
+    snprintf(fifo, sizeof fifo, "%s/f.fifo", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
     static uint8_t image[4096];
     for (size_t i = 0; i < sizeof read_cases / sizeof read_cases[0]; i++) {
         const read_case *c = &read_cases[i];
-        const uint32_t len = c->mode & R_AUTO_LEN ? (uint32_t)strlen(c->text) : c->header_len;
-        bi_write_file(path, image, npy_image(image, sizeof image, c->major, len, c->text, c->data_len));
-        const char *p = c->mode & R_PATH_NULL ? NULL : c->mode & R_DEV_NULL ? "/dev/null" : path;
+        if (c->mode & R_CUT) { /* the preamble with the text's length, the text and its data, cut */
+            const size_t n = npy_image(image, sizeof image, c->major, (uint32_t)strlen(c->text), c->text, c->data_len);
+            cr_assert(c->header_len < n, "row \"%s\": the cut is not inside the file", c->name);
+            bi_write_file(path, image, c->mode & R_FROM_END ? n - c->header_len : c->header_len);
+        } else {
+            const uint32_t len = c->mode & R_AUTO_LEN ? (uint32_t)strlen(c->text) : c->header_len;
+            bi_write_file(path, image, npy_image(image, sizeof image, c->major, len, c->text, c->data_len));
+        }
+        const char *p = c->mode & R_PATH_NULL  ? NULL
+                        : c->mode & R_DEV_NULL ? "/dev/null"
+                        : c->mode & R_FIFO     ? fifo
+                        : c->mode & R_DIR      ? dir
+                        : c->mode & R_EMPTY_PATH ? ""
+                                                 : path;
         bi_dir snap;
         bi_dir_take(&snap, dir);
         gw_npy_array a;
@@ -119,6 +147,7 @@ Test(gw_npy_read, rejects_with_the_file_and_the_rule_and_changes_no_file)
         char words[600];
         snprintf(words, sizeof words, "%s", c->words);
         if (!strncmp(c->words, "bad.npy", 7)) snprintf(words, sizeof words, "%s%s", path, c->words + 7);
+        if (!strncmp(c->words, "DIR", 3)) snprintf(words, sizeof words, "%s%s", dir, c->words + 3);
         bi_expect_words(c->name, err, words);
         cr_log_info("%s: %s", c->name, err);
         /* without room for a message: the same verdict, nothing written */

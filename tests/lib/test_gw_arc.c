@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT
  * lib/io gw_arc: ARC task JSON read/write. A table of malformed inputs must each fail with its own message
- * (file, place, rule) and leave the task zeroed; writing must round-trip and leave nothing behind on
- * failure. Suite gw_arc_data (CTest's test_gw_arc.data) reads the ARC-AGI-1 training tasks from
+ * (file, place, rule) and leave the task zeroed; writing must round-trip, keep the members the reader does
+ * not interpret, and leave nothing behind on failure; reading and gw_arc_grid_at must stay linear on a task
+ * of 200,000 pairs. Suite gw_arc_data (CTest's test_gw_arc.data) reads the ARC-AGI-1 training tasks from
  * $GW_DATA_DIR/arc/arc-agi-1-training (docs/testing.md, "Data sets"): every file must parse, real tasks
  * must round-trip, and the shape table of gpuwitness check must match them. Runs under the Valgrind gate
- * (MEMCHECK), so every error path is also checked for leaks.
+ * (MEMCHECK), so every error path is also checked for leaks. The bad-input rows (strict JSON, files that are
+ * not files, writer arguments) are test_bad_input_arc.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -12,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 
 #include "gw_arc.h"
@@ -297,7 +301,7 @@ Test(gw_arc, read_names_the_file_when_it_is_missing_or_not_a_file)
     char dir[] = "/tmp/gw_arc_test.XXXXXX";
     cr_assert(mkdtemp(dir));
     char want[64];
-    snprintf(want, sizeof want, "%s: not a regular file", dir);
+    snprintf(want, sizeof want, "%s: not a regular file (a directory)", dir);
     cr_expect_eq(gw_arc_read(dir, &t, err, sizeof err), -1);
     cr_expect(strstr(err, want), "%s", err);
     cr_expect(is_zeroed(&t));
@@ -410,5 +414,330 @@ Test(gw_arc, failed_write_leaves_no_file_and_keeps_an_existing_one)
     ok[0] = 1;
     cr_expect_eq(gw_arc_write(missing, &t, err, sizeof err), -1);
     cr_expect(strstr(err, "cannot create a temporary file beside it: No such file or directory"), "%s", err);
+    gw_remove_dir(dir);
+}
+
+/* ---------------------------------------------------------------- linear time on a large task */
+
+static double seconds_on(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Valgrind runs the program with its preload libraries in LD_PRELOAD (vgpreload_core-*.so, also in the
+ * children Criterion starts, under --trace-children=yes): wall-clock bounds mean nothing there. */
+static int under_valgrind(void)
+{
+    const char *preload = getenv("LD_PRELOAD");
+    return preload && strstr(preload, "vgpreload") != NULL;
+}
+
+/* {"train": [pairs x {"input":[[1]],"output":[[1]]}], "test": [{"input": [[1]]}]}; the caller frees it. */
+static char *task_of_pairs(size_t pairs, size_t *len)
+{
+    static const char pair[] = "{\"input\":[[1]],\"output\":[[1]]}";
+    const size_t cap = pairs * sizeof pair + 64;
+    char *s = malloc(cap);
+    cr_assert(s);
+    size_t n = (size_t)snprintf(s, cap, "{\"train\": [");
+    for (size_t i = 0; i < pairs; i++) {
+        if (i) s[n++] = ',';
+        memcpy(s + n, pair, sizeof pair - 1);
+        n += sizeof pair - 1;
+    }
+    n += (size_t)snprintf(s + n, cap - n, "], \"test\": [{\"input\": [[1]]}]}");
+    *len = n;
+    return s;
+}
+
+/* Seconds to gw_arc_parse the task of `pairs` pairs and visit every grid through gw_arc_grid_at: on the wall
+ * clock (CLOCK_MONOTONIC) and in this process's CPU time, which other processes on a busy machine do not add to. */
+typedef struct timing {
+    double wall, cpu;
+} timing;
+
+static timing parse_and_visit(size_t pairs)
+{
+    size_t len;
+    char *json = task_of_pairs(pairs, &len);
+    gw_arc_task t;
+    char err[512] = "";
+    const double w0 = seconds_on(CLOCK_MONOTONIC), c0 = seconds_on(CLOCK_PROCESS_CPUTIME_ID);
+    cr_assert_eq(gw_arc_parse(json, len, "big.json", &t, err, sizeof err), 0, "%s", err);
+    const size_t n = gw_arc_grid_count(&t);
+    size_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gw_arc_grid *g = gw_arc_grid_at(&t, i);
+        sum += g->cells[0] + (size_t)g->height * g->width;
+    }
+    const timing took = {seconds_on(CLOCK_MONOTONIC) - w0, seconds_on(CLOCK_PROCESS_CPUTIME_ID) - c0};
+    cr_assert_eq(n, 2 * pairs + 1);
+    cr_assert_eq(sum, 2 * n, "every grid is [[1]]");
+    cr_assert_eq(gw_arc_grid_at(&t, 0), &t.train[0].input);
+    cr_assert_eq(gw_arc_grid_at(&t, n - 2), &t.train[pairs - 1].output);
+    cr_assert_eq(gw_arc_grid_at(&t, n - 1), &t.test[0].input);
+    cr_assert_null(gw_arc_grid_at(&t, n));
+    gw_arc_free(&t);
+    free(json);
+    return took;
+}
+
+/* A 6.2 MB task of 200,000 train pairs took 393 s when gw_arc_grid_at walked the pairs from the start for
+ * every grid (25 s on the machine that measured 0.07 s after the fix). Linear code takes about 10 times as long
+ * for 10 times the pairs, under Valgrind too, so the first bound is a proportion (20 times, with 0.1 s for
+ * noise), taken in CPU time so that a busy machine cannot fail it; outside Valgrind the whole also stays under
+ * 1 s of wall-clock time. Each size is timed 3 times and the best kept: load only ever adds time. */
+Test(gw_arc, reads_and_visits_200000_pairs_in_linear_time)
+{
+    timing small = {1e9, 1e9}, large = {1e9, 1e9};
+    for (int k = 0; k < 3; k++) {
+        const timing t = parse_and_visit(20000), u = parse_and_visit(200000);
+        small.wall = t.wall < small.wall ? t.wall : small.wall;
+        small.cpu = t.cpu < small.cpu ? t.cpu : small.cpu;
+        large.wall = u.wall < large.wall ? u.wall : large.wall;
+        large.cpu = u.cpu < large.cpu ? u.cpu : large.cpu;
+    }
+    cr_log_info("parse + visit every grid: 20,000 pairs %.3f s (%.3f s CPU), 200,000 pairs %.3f s (%.3f s CPU)%s",
+                small.wall, small.cpu, large.wall, large.cpu, under_valgrind() ? " (under Valgrind)" : "");
+    cr_expect_lt(large.cpu, 20 * small.cpu + 0.1, "200,000 pairs took %.3f s of CPU, 20,000 took %.3f s: not linear",
+                 large.cpu, small.cpu);
+    if (!under_valgrind()) cr_expect_lt(large.wall, 1.0, "200,000 pairs took %.3f s", large.wall);
+}
+
+/* ---------------------------------------------------------------- members the reader does not interpret */
+
+/* Extra members at the top level (before, between and after the lists) and in pairs (before, between and
+ * after the grids), with nested values, escapes and number spellings that a tree parser would not keep. */
+static const char extras_json[] =
+    "{\"name\": \"t\\u00e9st \\\"q\\\" \\\\ \\/ \\n\\t\",\n"
+    " \"train\": [{\"input\": [[1, 2]], \"note\": {\"a\": [1, -0, 2.50e3, 1E-2, true, false, null], \"b\": {}},\n"
+    "             \"output\": [[3], [4]]},\n"
+    "            {\"output\": [[5]], \"input\": [[6]]}],\n"
+    " \"meta\": [[], {\"k\": \"\\ud83d\\ude00\", \"\\u0041\": \"\"}, \"\", [[[[1]]]]],\n"
+    " \"test\": [{\"id\": 7, \"input\": [[8, 7]]}, {\"input\": [[9]], \"output\": [[0]], \"tags\": [\"x\", \"y\"]}],\n"
+    " \"version\": 1.0, \"\": \"empty key\"}\n";
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+    const long size = ftell(f);
+    cr_assert(size >= 0);
+    rewind(f);
+    char *text = malloc((size_t)size + 1);
+    cr_assert(text);
+    cr_assert_eq(fread(text, 1, (size_t)size, f), (size_t)size);
+    text[size] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Fails unless the objects a and b list the same keys in the same order. */
+static void expect_same_key_order(const cJSON *a, const cJSON *b, const char *what)
+{
+    const cJSON *x = a->child, *y = b->child;
+    for (int i = 0; x && y; x = x->next, y = y->next, i++)
+        cr_expect_str_eq(x->string, y->string, "%s: member %d", what, i);
+    cr_expect(!x && !y, "%s: a different number of members", what);
+}
+
+Test(gw_arc, round_trip_keeps_every_member_it_does_not_interpret)
+{
+    char dir[] = "/tmp/gw_arc_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[256], again[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/extras.json", dir);
+    snprintf(again, sizeof again, "%s/again.json", dir);
+    gw_arc_task t, u;
+    cr_assert_eq(gw_arc_parse(extras_json, strlen(extras_json), "extras.json", &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gw_arc_write(path, &t, err, sizeof err), 0, "%s", err);
+    char *written = read_text(path);
+    cr_log_info("written: %s", written);
+
+    /* The same JSON value (cJSON compares objects by key), with the keys in the same order. */
+    cJSON *want = cJSON_Parse(extras_json), *got = cJSON_Parse(written);
+    cr_assert(want && got, "cJSON cannot parse the %s", want ? "written file" : "input");
+    cr_expect(cJSON_Compare(want, got, 1), "the written task is not the same JSON value:\n%s", written);
+    expect_same_key_order(want, got, "top level");
+    for (int l = 0; l < 2; l++) {
+        const char *list = l ? "test" : "train";
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(want, list), *b = cJSON_GetObjectItemCaseSensitive(got, list);
+        for (int i = 0; i < cJSON_GetArraySize(a); i++)
+            expect_same_key_order(cJSON_GetArrayItem(a, i), cJSON_GetArrayItem(b, i), list);
+    }
+    /* The kept members as written, byte for byte. */
+    cr_expect(strstr(written, "\"name\": \"t\\u00e9st \\\"q\\\" \\\\ \\/ \\n\\t\", \"train\": "), "%s", written);
+    cr_expect(strstr(written, "\"note\": {\"a\": [1, -0, 2.50e3, 1E-2, true, false, null], \"b\": {}}"), "%s",
+              written);
+    cr_expect(strstr(written, "{\"output\": [[5]], \"input\": [[6]]}"), "the order of a pair's grids: %s", written);
+    cr_expect(strstr(written, "\"version\": 1.0, \"\": \"empty key\"}\n"), "%s", written);
+
+    /* Read back: the same grids; written again: the same bytes. */
+    cr_assert_eq(gw_arc_read(path, &u, err, sizeof err), 0, "%s", err);
+    cr_expect(tasks_equal(&t, &u));
+    cr_assert_eq(gw_arc_write(again, &u, err, sizeof err), 0, "%s", err);
+    char *written_again = read_text(again);
+    cr_expect_str_eq(written_again, written);
+    free(written_again);
+    free(written);
+    cJSON_Delete(want);
+    cJSON_Delete(got);
+    gw_arc_free(&t);
+    gw_arc_free(&u);
+    gw_remove_dir(dir);
+}
+
+/* What `gpuwitness run grid_d4 --op dmirror` does to a task: every grid transposed through gw_arc_grid_at,
+ * then written. The kept members must come through unchanged. */
+Test(gw_arc, kept_members_survive_a_grid_transformation)
+{
+    char dir[] = "/tmp/gw_arc_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/turned.json", dir);
+    gw_arc_task t, u;
+    cr_assert_eq(gw_arc_parse(extras_json, strlen(extras_json), "extras.json", &t, err, sizeof err), 0, "%s", err);
+    const size_t n = gw_arc_grid_count(&t);
+    cr_assert_eq(n, 7);
+    uint8_t tmp[GW_ARC_MAX_DIM * GW_ARC_MAX_DIM];
+    for (size_t i = 0; i < n; i++) {
+        gw_arc_grid *g = gw_arc_grid_at(&t, i);
+        for (unsigned r = 0; r < g->height; r++)
+            for (unsigned c = 0; c < g->width; c++) tmp[c * g->height + r] = (uint8_t)(9 - g->cells[r * g->width + c]);
+        memcpy(g->cells, tmp, (size_t)g->height * g->width);
+        const uint16_t h = g->height;
+        g->height = g->width;
+        g->width = h;
+    }
+    cr_assert_eq(gw_arc_write(path, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gw_arc_read(path, &u, err, sizeof err), 0, "%s", err);
+    cr_expect(tasks_equal(&t, &u), "the turned grids read back");
+    cr_expect(u.train[0].input.height == 2 && u.train[0].input.width == 1 && u.train[0].input.cells[0] == 8 &&
+              u.train[0].input.cells[1] == 7, "train[0].input [[1, 2]] turned is [[8], [7]]");
+    cr_expect(u.train[0].output.height == 1 && u.train[0].output.width == 2, "train[0].output [[3], [4]] turned");
+
+    char *written = read_text(path);
+    cJSON *want = cJSON_Parse(extras_json), *got = cJSON_Parse(written);
+    cr_assert(want && got);
+    expect_same_key_order(want, got, "top level");
+    const char *top[] = {"name", "meta", "version", ""};
+    for (size_t k = 0; k < sizeof top / sizeof top[0]; k++)
+        cr_expect(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(want, top[k]),
+                                cJSON_GetObjectItemCaseSensitive(got, top[k]), 1), "top-level \"%s\" changed", top[k]);
+    const struct { const char *list; int pair; const char *key; } in_pairs[] = {
+        {"train", 0, "note"}, {"test", 0, "id"}, {"test", 1, "tags"}};
+    for (size_t k = 0; k < sizeof in_pairs / sizeof in_pairs[0]; k++) {
+        const cJSON *a = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(want, in_pairs[k].list), in_pairs[k].pair);
+        const cJSON *b = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(got, in_pairs[k].list), in_pairs[k].pair);
+        cr_expect(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(a, in_pairs[k].key),
+                                cJSON_GetObjectItemCaseSensitive(b, in_pairs[k].key), 1), "%s[%d].%s changed",
+                  in_pairs[k].list, in_pairs[k].pair, in_pairs[k].key);
+        expect_same_key_order(a, b, in_pairs[k].list);
+    }
+    free(written);
+    cJSON_Delete(want);
+    cJSON_Delete(got);
+    gw_arc_free(&t);
+    gw_arc_free(&u);
+    gw_remove_dir(dir);
+}
+
+Test(gw_arc, grid_at_follows_the_file_order_of_a_parsed_task)
+{
+    /* test pairs with and without outputs, and keys in any order */
+    const char *json = "{\"test\": [{\"input\": [[1]]}, {\"output\": [[2]], \"input\": [[3]]}, {\"input\": [[4]]}],"
+                       " \"train\": [{\"input\": [[5]], \"output\": [[6]]}, {\"output\": [[7]], \"input\": [[8]]}]}";
+    gw_arc_task t;
+    char err[512] = "";
+    cr_assert_eq(gw_arc_parse(json, strlen(json), "order.json", &t, err, sizeof err), 0, "%s", err);
+    gw_arc_grid *want[] = {&t.train[0].input, &t.train[0].output, &t.train[1].input, &t.train[1].output,
+                           &t.test[0].input,  &t.test[1].input,   &t.test[1].output, &t.test[2].input};
+    const uint8_t cells[] = {5, 6, 8, 7, 1, 3, 2, 4};
+    cr_assert_eq(gw_arc_grid_count(&t), 8);
+    for (size_t i = 0; i < 8; i++) {
+        cr_expect_eq(gw_arc_grid_at(&t, i), want[i], "grid %zu", i);
+        cr_expect_eq(gw_arc_grid_at(&t, i)->cells[0], cells[i], "grid %zu", i);
+    }
+    cr_expect_null(gw_arc_grid_at(&t, 8));
+    cr_expect_null(gw_arc_grid_at(&t, SIZE_MAX));
+    gw_arc_free(&t);
+}
+
+Test(gw_arc, accepts_nesting_of_exactly_1000_levels_and_writes_it_back)
+{
+    /* the task object is level 1, so a kept value of 999 nested lists reaches level 1000 */
+    const char *head =
+        "{\"train\": [{\"input\": [[1]], \"output\": [[1]]}], \"test\": [{\"input\": [[1]]}], \"deep\": ";
+    const size_t len = strlen(head) + 2 * 999 + 1;
+    char *json = malloc(len + 1);
+    cr_assert(json);
+    size_t n = strlen(head);
+    memcpy(json, head, n);
+    memset(json + n, '[', 999);
+    memset(json + n + 999, ']', 999);
+    json[len - 1] = '}';
+    json[len] = '\0';
+    gw_arc_task t;
+    char err[512] = "";
+    cr_expect_eq(gw_arc_parse(json, len, "deep.json", &t, err, sizeof err), 0, "%s", err);
+    char dir[] = "/tmp/gw_arc_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/deep.json", dir);
+    cr_assert_eq(gw_arc_write(path, &t, err, sizeof err), 0, "%s", err);
+    char *written = read_text(path);
+    cr_expect(strncmp(written + strlen(head), json + strlen(head), 2 * 999) == 0, "the deep value kept as written");
+    free(written);
+    gw_arc_free(&t);
+    free(json);
+    gw_remove_dir(dir);
+}
+
+/* gw_arc_stage writes and finishes the file but leaves the target alone until the caller commits; a discard
+ * leaves nothing. A command with several outputs stages them all first. */
+Test(gw_arc, stage_leaves_the_target_alone_until_commit)
+{
+    const char *json = "{\"train\": [{\"input\": [[1, 2]], \"output\": [[3]]}], \"test\": [{\"input\": [[4]]}], "
+                       "\"name\": \"n\"}";
+    gw_arc_task t, u;
+    char err[512] = "";
+    cr_assert_eq(gw_arc_parse(json, strlen(json), "s.json", &t, err, sizeof err), 0, "%s", err);
+    char dir[] = "/tmp/gw_arc_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char a[256], b[256];
+    snprintf(a, sizeof a, "%s/a.json", dir);
+    snprintf(b, sizeof b, "%s/b.json", dir);
+    gw_outfile fa, fb;
+    cr_assert_eq(gw_arc_stage(&fa, a, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gw_arc_stage(&fb, b, &t, err, sizeof err), 0, "%s", err);
+    struct stat st;
+    cr_expect_neq(stat(a, &st), 0, "a.json must not exist before the commit");
+    cr_expect_neq(stat(b, &st), 0, "b.json must not exist before the commit");
+    cr_expect_eq(gw_count_dir_entries(dir), 2, "the two staged files");
+    cr_assert_eq(gw_outfile_commit(&fa, err, sizeof err), 0, "%s", err);
+    gw_outfile_discard(&fa); /* a no-op after the commit */
+    gw_outfile_discard(&fb);
+    cr_expect_eq(gw_count_dir_entries(dir), 1, "only a.json");
+    cr_expect_neq(stat(b, &st), 0, "b.json was discarded");
+    cr_assert_eq(gw_arc_read(a, &u, err, sizeof err), 0, "%s", err);
+    cr_expect(tasks_equal(&t, &u));
+    char *text = read_text(a);
+    cr_expect_str_eq(text, "{\"train\": [{\"input\": [[1, 2]], \"output\": [[3]]}], \"test\": [{\"input\": [[4]]}], "
+                           "\"name\": \"n\"}\n");
+    free(text);
+
+    /* A refused task: -1, nothing staged, and the discard allowed. */
+    t.test[0].input.cells[0] = 10;
+    cr_expect_eq(gw_arc_stage(&fb, b, &t, err, sizeof err), -1);
+    cr_expect(strstr(err, "b.json: test[0].input row 0 column 0: value 10 is outside 0..9; nothing written"), "%s",
+              err);
+    gw_outfile_discard(&fb);
+    cr_expect_eq(gw_count_dir_entries(dir), 1);
+    t.test[0].input.cells[0] = 4;
+    gw_arc_free(&t);
+    gw_arc_free(&u);
     gw_remove_dir(dir);
 }

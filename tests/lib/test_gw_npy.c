@@ -2,11 +2,13 @@
  * tools/gw_npy: .npy read/write. Good files written here round-trip for every dtype and rank; headers in
  * every form numpy has written (versions 1.0/2.0/3.0, double quotes, Python 2 'L' suffixes, big-endian
  * descr, keys in any order) read; a table of malformed files each fails with its own message naming the
- * file and the rule and leaves the array zeroed; a failed write leaves nothing behind. Runs under the
- * Valgrind gate (MEMCHECK), so every error path is checked for leaks as well.
+ * file and the rule and leaves the array zeroed; a failed write leaves nothing behind. Every prefix of
+ * written and hand-made files (versions 1.0, 2.0, 3.0) fails; a FIFO, /dev/null and a directory fail at once.
+ * Runs under the Valgrind gate (MEMCHECK), so every error path is checked for leaks as well.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +221,8 @@ struct bad_case {
 static const struct bad_case bad_cases[] = {
     {"empty file", 0, 0, NULL, 0, "", 0, "bad.npy: not a .npy file: bad magic"},
     {"text file", 0, 0, NULL, 0, "hello, world\n", 13, "bad.npy: not a .npy file: bad magic (a .npy file starts with"},
+    {"magic cut", 0, 0, NULL, 0, "\x93NUM", 4,
+     "bad.npy: truncated: the file ends inside the .npy magic (4 of 6 bytes)"},
     {"magic only", 0, 0, NULL, 0, "\x93NUMPY", 6, "bad.npy: truncated: the file ends inside the .npy preamble"},
     {"v2 preamble cut", 0, 0, NULL, 0, "\x93NUMPY\x02\x00\x10", 9, "ends inside the .npy preamble (9 of 12 bytes)"},
     {"version 4.0", 4, 0, HDR("(1, 1, 1)"), 0, NULL, 0, "bad.npy: unsupported .npy format version 4.0: supported are "
@@ -340,7 +344,125 @@ Test(gw_npy, read_names_the_file_when_it_is_missing_or_not_a_file)
     cr_expect(strstr(err, "/nonexistent/dir/x.npy: cannot open: No such file or directory"), "%s", err);
     cr_expect(is_zeroed(&a));
     cr_expect_eq(gw_npy_read("/tmp", GW_NPY_U2, 3, 4, layout, &a, err, sizeof err), -1);
-    cr_expect(strstr(err, "/tmp: not a regular file"), "%s", err);
+    cr_expect(strstr(err, "/tmp: not a regular file (a directory)"), "%s", err);
+}
+
+/* The old reader fopen()ed the path before it checked what it was: on a FIFO without a writer, open(2)
+ * blocked for ever (and with a writer, the reads would). Now each fails at once, naming what it is; the
+ * timeout turns a hang into a failure. */
+Test(gw_npy, a_fifo_dev_null_or_a_directory_fails_at_once, .timeout = 60)
+{
+    char dir[] = "/tmp/gw_npy_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char fifo[256], err[1024], want[400];
+    snprintf(fifo, sizeof fifo, "%s/stack.npy", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    const struct {
+        const char *path, *kind;
+    } cases[] = {{fifo, "a FIFO"}, {"/dev/null", "a character device"}, {dir, "a directory"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gw_npy_array a;
+        memset(&a, 0xA5, sizeof a);
+        cr_expect_eq(gw_npy_read(cases[c].path, GW_NPY_ANY, 0, 8, NULL, &a, err, sizeof err), -1, "%s was read",
+                     cases[c].path);
+        cr_expect(is_zeroed(&a), "%s: array not zeroed", cases[c].kind);
+        snprintf(want, sizeof want, "%s: not a regular file (%s)", cases[c].path, cases[c].kind);
+        cr_expect(strstr(err, want) != NULL, "%s:\n  message:  %s\n  expected: %s", cases[c].kind, err, want);
+    }
+    /* a FIFO with a writer attached: the open would not block, the reads would */
+    const int wfd = open(fifo, O_RDWR | O_NONBLOCK);
+    cr_assert(wfd >= 0);
+    gw_npy_array a;
+    cr_expect_eq(gw_npy_read(fifo, GW_NPY_ANY, 0, 8, NULL, &a, err, sizeof err), -1);
+    cr_expect(strstr(err, "not a regular file (a FIFO)") != NULL, "%s", err);
+    close(wfd);
+    gw_remove_dir(dir);
+}
+
+/* Every length from 0 to size-1 of each file: -1, the array zeroed, a message that starts with the path;
+ * the whole file reads back exactly. Written files (gw_npy_write: version 1.0, uint8, uint16, float32) and
+ * hand-made ones (versions 2.0 and 3.0, whose preamble is 12 bytes, big-endian data, an unpadded header). */
+Test(gw_npy, every_prefix_of_a_file_fails_and_the_whole_file_reads_back)
+{
+    char dir[] = "/tmp/gw_npy_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[256], cut[256], err[1024];
+    snprintf(path, sizeof path, "%s/full.npy", dir);
+    snprintf(cut, sizeof cut, "%s/cut.npy", dir);
+    static uint8_t buf[1024];
+    static const int64_t s3[3] = {2, 3, 4}, s1[1] = {5}, s4[4] = {1, 2, 1, 3};
+    const struct {
+        gw_npy_dtype dtype;
+        int ndim;
+        const int64_t *shape;
+        unsigned major;   /* 0: gw_npy_write; else hand-made with this version */
+        const char *text; /* hand-made header */
+        int pad;
+    } files[] = {
+        {GW_NPY_U2, 3, s3, 0, NULL, 0},
+        {GW_NPY_U1, 1, s1, 0, NULL, 0},
+        {GW_NPY_F4, 4, s4, 0, NULL, 0},
+        {GW_NPY_U2, 3, s3, 2, "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3, 4), }", 1},
+        {GW_NPY_U2, 3, s3, 3, "{'descr': '>u2', 'fortran_order': False, 'shape': (2, 3, 4), }", 1},
+        {GW_NPY_U1, 1, s1, 1, "{'descr': '|u1', 'fortran_order': False, 'shape': (5,)}", 0},
+    };
+    size_t total = 0;
+    for (size_t c = 0; c < sizeof files / sizeof files[0]; c++) {
+        size_t count = 1;
+        for (int i = 0; i < files[c].ndim; i++) count *= (size_t)files[c].shape[i];
+        const size_t item = gw_npy_dtype_size(files[c].dtype);
+        uint8_t values[64 * 4];
+        for (size_t i = 0; i < count * item; i++) values[i] = (uint8_t)(i * 29u + 3u);
+        size_t len;
+        if (files[c].major == 0) {
+            cr_assert_eq(gw_npy_write(path, files[c].dtype, files[c].ndim, files[c].shape, values, err, sizeof err),
+                         0, "%s", err);
+            FILE *f = fopen(path, "rb");
+            cr_assert(f);
+            len = fread(buf, 1, sizeof buf, f);
+            fclose(f);
+            cr_assert(len > count * item && len < sizeof buf);
+        } else {
+            len = npy_image(buf, sizeof buf, files[c].major, 0, files[c].text, files[c].pad, count * item);
+            memcpy(buf + len - count * item, values, count * item);
+            write_bytes(path, buf, len);
+        }
+        char what[96];
+        snprintf(what, sizeof what, "file %zu (version %u, %s, %zu bytes)", c, files[c].major ? files[c].major : 1,
+                 gw_npy_dtype_name(files[c].dtype), len);
+        size_t accepted = 0, unnamed = 0;
+        gw_write_bytes(cut, buf, len);
+        for (size_t k = len; k-- > 0;) { /* longest first: each prefix is the last one truncated by a byte */
+            cr_assert_eq(truncate(cut, (off_t)k), 0);
+            gw_npy_array a;
+            memset(&a, 0xA5, sizeof a);
+            err[0] = '\0';
+            if (gw_npy_read(cut, GW_NPY_ANY, 0, GW_NPY_MAX_NDIM, NULL, &a, err, sizeof err) == 0) {
+                if (accepted++ == 0)
+                    cr_expect_fail("%s: the first %zu bytes were read (%zu elements)", what, k, a.count);
+                gw_npy_free(&a);
+                continue;
+            }
+            cr_expect(is_zeroed(&a), "%s: the first %zu bytes: array not zeroed", what, k);
+            if (strncmp(err, cut, strlen(cut)) != 0 && unnamed++ == 0)
+                cr_expect_fail("%s: the first %zu bytes: the message does not name the file: %s", what, k, err);
+        }
+        cr_expect_eq(accepted, 0, "%s: %zu prefixes were accepted", what, accepted);
+        cr_expect_eq(unnamed, 0, "%s: %zu messages without the file name", what, unnamed);
+        total += len;
+        gw_npy_array a;
+        cr_assert_eq(gw_npy_read(path, files[c].dtype, files[c].ndim, files[c].ndim, NULL, &a, err, sizeof err), 0,
+                     "%s: the whole file: %s", what, err);
+        cr_expect(a.count == count && a.ndim == files[c].ndim, "%s: %zu elements of rank %d", what, a.count, a.ndim);
+        const int swapped = files[c].text && strstr(files[c].text, "'>u2'") != NULL;
+        size_t bad = 0;
+        for (size_t i = 0; i < count * item; i++)
+            bad += ((const uint8_t *)a.data)[i] != values[swapped ? (i ^ 1u) : i];
+        cr_expect_eq(bad, 0, "%s: %zu data bytes differ", what, bad);
+        gw_npy_free(&a);
+    }
+    cr_log_info("%zu prefixes of %zu files rejected", total, sizeof files / sizeof files[0]);
+    gw_remove_dir(dir);
 }
 
 Test(gw_npy, failed_write_leaves_no_file_and_keeps_an_existing_one)

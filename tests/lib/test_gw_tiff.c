@@ -5,10 +5,12 @@
  * (8-bit, RGB, float, signed, min-is-white, mismatched page sizes, an undecodable compression, strips past
  * the end, a cut IFD chain, ImageJ's contiguous and hyperstack layouts), each fails with its own message
  * naming the file, the page and the rule, and leaves the stack zeroed; a failed write leaves nothing behind.
- * Runs under the Valgrind gate (MEMCHECK).
+ * Every prefix of written stacks (uint16 and float32, 1 to 3 pages) fails, none reads as a shorter stack;
+ * a FIFO, /dev/null and a directory fail at once. Runs under the Valgrind gate (MEMCHECK).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,7 +365,8 @@ static const struct bad_case bad_cases[] = {
     {"strip past the end", 2, {G16, G16}, STRIP_PAST_END, 0,
      "f.tif: page 1: cannot decode strip 0 (rows 0..4): data missing or corrupt"},
     {"cut LZW strip", 1, {LZW16}, SHORT_STRIP, 0, "f.tif: page 0: cannot decode strip 0 (rows 0..4)"},
-    {"cut IFD chain", 3, {G16, G16, G16}, CUT_CHAIN, 0, "f.tif: cannot read the directory of page 2 (libtiff:"},
+    {"cut IFD chain", 3, {G16, G16, G16}, CUT_CHAIN, 0,
+     "f.tif: page 1: the next-page (IFD) pointer at offset"}, /* ... is 1073741824, past the end of the file */
     {"too many pages", 3, {G16, G16, G16}, NONE, 2, "f.tif: more than 2 pages: at most 2 Z slices are accepted"},
     {"ImageJ contiguous", 1,
      {{7, 5, 16, 1, SAMPLEFORMAT_UINT, PHOTOMETRIC_MINISBLACK, COMPRESSION_NONE, 0, 0, 0,
@@ -421,7 +424,7 @@ Test(gw_tiff, names_the_file_when_it_is_missing_empty_or_not_a_tiff)
     cr_expect_eq(gw_tiff_read_u16("/nonexistent/x.tif", 0, &s, err, sizeof err), -1);
     cr_expect(strstr(err, "/nonexistent/x.tif: cannot open: No such file or directory"), "%s", err);
     cr_expect_eq(gw_tiff_read_u16("/tmp", 0, &s, err, sizeof err), -1);
-    cr_expect(strstr(err, "/tmp: not a regular file"), "%s", err);
+    cr_expect(strstr(err, "/tmp: not a regular file (a directory)"), "%s", err);
     snprintf(path, sizeof path, "%s/t.tif", dir);
     spill(path, (const uint8_t *)"hello, world\n", 13);
     cr_expect_eq(gw_tiff_read_u16(path, 0, &s, err, sizeof err), -1);
@@ -510,5 +513,245 @@ Test(gw_tiff, refuses_a_small_file_that_declares_a_huge_uncompressed_page_before
         cr_expect(strstr(err, variant ? "bytes at offset 1000, the file has 176 bytes" : "the file has 176 bytes"),
                   "variant %d: the message does not name the file size: %s", variant, err);
     }
+    gw_remove_dir(dir);
+}
+
+/* A FIFO blocked the old readers for ever: fopen/TIFFOpen wait in open(2) for a writer that never comes
+ * (gw_tiff checked with stat() first, then opened the path: a FIFO swapped in between blocked as well).
+ * Now each fails at once, naming what it is; the timeout turns a hang into a failure. */
+Test(gw_tiff, a_fifo_dev_null_or_a_directory_fails_at_once, .timeout = 60)
+{
+    char dir[] = "/tmp/gw_tiff_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char fifo[256], err[1024], want[400];
+    snprintf(fifo, sizeof fifo, "%s/stack.tif", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    const struct {
+        const char *path, *kind;
+    } cases[] = {{fifo, "a FIFO"}, {"/dev/null", "a character device"}, {dir, "a directory"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gw_tiff_stack s;
+        memset(&s, 0xA5, sizeof s);
+        cr_expect_eq(gw_tiff_read_u16(cases[c].path, 0, &s, err, sizeof err), -1, "%s was read", cases[c].path);
+        cr_expect(s.data == NULL && s.pages == 0 && s.width == 0 && s.height == 0, "%s: stack not zeroed",
+                  cases[c].kind);
+        snprintf(want, sizeof want, "%s: not a regular file (%s)", cases[c].path, cases[c].kind);
+        cr_expect(strstr(err, want) != NULL, "%s:\n  message:  %s\n  expected: %s", cases[c].kind, err, want);
+    }
+    /* a FIFO with a writer attached (reads would block on it, not only the open) */
+    const int wfd = open(fifo, O_RDWR | O_NONBLOCK);
+    cr_assert(wfd >= 0);
+    gw_tiff_stack s;
+    cr_expect_eq(gw_tiff_read_u16(fifo, 0, &s, err, sizeof err), -1);
+    cr_expect(strstr(err, "not a regular file (a FIFO)") != NULL, "%s", err);
+    close(wfd);
+    gw_remove_dir(dir);
+}
+
+/* ---- every prefix of a written stack ---- */
+
+/* The value of page p, row y, column x in the prefix stacks; as float32 the same integer. */
+static uint16_t prefix_value(int p, uint32_t y, uint32_t x)
+{
+    return (uint16_t)(p * 1000u + y * 37u + x * 3u + 1u);
+}
+
+/* The whole float32 file, read back by libtiff itself page by page: exactly the values written. */
+static void expect_float_pages(const char *path, int pages, uint32_t height, uint32_t width, const char *what)
+{
+    TIFFSetWarningHandler(quiet);
+    TIFF *tif = TIFFOpen(path, "r");
+    cr_assert(tif, "%s: TIFFOpen", what);
+    cr_expect_eq(TIFFNumberOfDirectories(tif), (tdir_t)pages, "%s: page count", what);
+    float *row = malloc((size_t)width * sizeof *row);
+    cr_assert(row);
+    for (int p = 0; p < pages; p++) {
+        cr_assert(TIFFSetDirectory(tif, (tdir_t)p), "%s: page %d", what, p);
+        for (uint32_t y = 0; y < height; y++) {
+            cr_assert_eq(TIFFReadScanline(tif, row, y, 0), 1, "%s: page %d row %u", what, p, y);
+            for (uint32_t x = 0; x < width; x++)
+                cr_expect(row[x] == (float)prefix_value(p, y, x), "%s: page %d (%u,%u) is %g", what, p, y, x,
+                          (double)row[x]);
+        }
+    }
+    free(row);
+    TIFFClose(tif);
+}
+
+/* Each file as gw_tiff_write makes it (one strip per page at these sizes, the directory after the strip);
+ * read at every length from 0 to size-1: each is -1 with a message that starts with the path and a zeroed
+ * stack, never a stack of fewer pages; the whole file reads back exactly (float32: gw_tiff_read_u16 refuses
+ * it for its depth alone, and libtiff reads back every value). Before the chain was checked, the first
+ * 806..809 and 1608..1611 bytes of the 3-page 16x20 uint16 file read as 1- and 2-page stacks (cuts inside a
+ * next-page pointer, which libtiff reads as 0, "last page"), and 2410..2413 bytes as all 3 pages. */
+Test(gw_tiff, every_prefix_of_a_written_stack_fails_and_the_whole_file_reads_back)
+{
+    char dir[] = "/tmp/gw_tiff_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[256], cut[256], err[1024];
+    snprintf(path, sizeof path, "%s/full.tif", dir);
+    snprintf(cut, sizeof cut, "%s/cut.tif", dir);
+    const struct {
+        gw_tiff_type type;
+        int pages;
+        uint32_t height, width;
+    } files[] = {
+        {GW_TIFF_U16, 3, 20, 16}, {GW_TIFF_U16, 2, 1, 1}, {GW_TIFF_U16, 1, 20, 16}, {GW_TIFF_U16, 3, 1, 1},
+        {GW_TIFF_F32, 3, 1, 1},   {GW_TIFF_F32, 2, 20, 16}, {GW_TIFF_F32, 1, 1, 1},
+    };
+    size_t total = 0;
+    for (size_t c = 0; c < sizeof files / sizeof files[0]; c++) {
+        const int pages = files[c].pages;
+        const uint32_t h = files[c].height, w = files[c].width;
+        const size_t count = (size_t)pages * h * w;
+        const int is_float = files[c].type == GW_TIFF_F32;
+        char what[64];
+        snprintf(what, sizeof what, "%s, %d page(s) of %ux%u", is_float ? "float32" : "uint16", pages, h, w);
+        void *data = malloc(count * (is_float ? 4 : 2));
+        cr_assert(data);
+        for (int p = 0; p < pages; p++)
+            for (uint32_t y = 0; y < h; y++)
+                for (uint32_t x = 0; x < w; x++) {
+                    const size_t i = ((size_t)p * h + y) * w + x;
+                    if (is_float) ((float *)data)[i] = (float)prefix_value(p, y, x);
+                    else ((uint16_t *)data)[i] = prefix_value(p, y, x);
+                }
+        cr_assert_eq(gw_tiff_write(path, files[c].type, pages, h, w, data, err, sizeof err), 0, "%s", err);
+        free(data);
+        size_t len;
+        uint8_t *bytes = slurp(path, &len);
+        size_t accepted = 0, unnamed = 0;
+        gw_write_bytes(cut, bytes, len);
+        for (size_t k = len; k-- > 0;) { /* longest first: each prefix is the last one truncated by a byte */
+            cr_assert_eq(truncate(cut, (off_t)k), 0);
+            gw_tiff_stack s;
+            memset(&s, 0xA5, sizeof s);
+            err[0] = '\0';
+            const int rc = gw_tiff_read_u16(cut, 0, &s, err, sizeof err);
+            if (rc == 0) {
+                if (accepted++ == 0)
+                    cr_expect_fail("%s: the first %zu of %zu bytes were read as %d page(s) of %ux%u", what, k, len,
+                                   s.pages, s.height, s.width);
+                gw_tiff_free(&s);
+                continue;
+            }
+            cr_expect(s.data == NULL && s.pages == 0 && s.height == 0 && s.width == 0,
+                      "%s: the first %zu bytes: stack not zeroed", what, k);
+            if (strncmp(err, cut, strlen(cut)) != 0 && unnamed++ == 0)
+                cr_expect_fail("%s: the first %zu bytes: the message does not name the file: %s", what, k, err);
+        }
+        cr_expect_eq(accepted, 0, "%s: %zu of %zu prefixes were accepted", what, accepted, len);
+        cr_expect_eq(unnamed, 0, "%s: %zu messages without the file name", what, unnamed);
+        total += len;
+        if (is_float) {
+            gw_tiff_stack s;
+            cr_expect_eq(gw_tiff_read_u16(path, 0, &s, err, sizeof err), -1, "%s: read as uint16", what);
+            cr_expect(strstr(err, "page 0: 32 bits per sample: expected 16") != NULL, "%s: %s", what, err);
+            expect_float_pages(path, pages, h, w, what);
+        } else {
+            gw_tiff_stack s;
+            cr_assert_eq(gw_tiff_read_u16(path, 0, &s, err, sizeof err), 0, "%s: the whole file: %s", what, err);
+            cr_expect(s.pages == pages && s.height == h && s.width == w, "%s: read as %d pages of %ux%u", what,
+                      s.pages, s.height, s.width);
+            size_t bad = 0;
+            for (size_t i = 0; i < count && s.pages == pages; i++) {
+                const int p = (int)(i / ((size_t)h * w));
+                const uint32_t y = (uint32_t)(i / w % h), x = (uint32_t)(i % w);
+                bad += s.data[i] != prefix_value(p, y, x);
+            }
+            cr_expect_eq(bad, 0, "%s: %zu values differ", what, bad);
+            gw_tiff_free(&s);
+        }
+        free(bytes);
+    }
+    cr_log_info("%zu prefixes of %zu written files rejected", total, sizeof files / sizeof files[0]);
+    gw_remove_dir(dir);
+}
+
+/* The reported case by itself, with the messages: cut inside page 1's next-page pointer (once 2 pages), just
+ * after it (page 2's directory missing), and inside the last page's (once all 3 pages, the file one byte
+ * short). */
+Test(gw_tiff, a_stack_cut_in_or_after_a_next_page_pointer_names_the_page_and_the_offset)
+{
+    char dir[] = "/tmp/gw_tiff_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[256], err[1024], want[512];
+    snprintf(path, sizeof path, "%s/s.tif", dir);
+    uint16_t data[3 * 20 * 16];
+    for (size_t i = 0; i < sizeof data / sizeof data[0]; i++) data[i] = (uint16_t)(i * 7u);
+    cr_assert_eq(gw_tiff_write(path, GW_TIFF_U16, 3, 20, 16, data, err, sizeof err), 0, "%s", err);
+    size_t len;
+    uint8_t *b = slurp(path, &len);
+    const uint32_t ifd1 = ifd_of(b, 1), ifd2 = ifd_of(b, 2);
+    const unsigned n1 = (unsigned)b[ifd1] | (unsigned)b[ifd1 + 1] << 8;
+    const size_t next1 = ifd1 + 2 + 12u * n1; /* page 1's next-page pointer */
+    const struct {
+        size_t cut;
+        const char *words;
+    } cases[] = {
+        {next1 + 2, "page 1: its directory (IFD) at offset %u holds"},
+        {next1 + 4, "page 1: the next-page (IFD) pointer at offset %zu is %u, past the end of the file"},
+        {len - 1, "page 2: its directory (IFD) at offset %u holds"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gw_write_bytes(path, b, cases[c].cut);
+        gw_tiff_stack s;
+        cr_expect_eq(gw_tiff_read_u16(path, 0, &s, err, sizeof err), -1, "cut at %zu was read", cases[c].cut);
+        if (c == 0) snprintf(want, sizeof want, cases[c].words, ifd1);
+        else if (c == 1) snprintf(want, sizeof want, cases[c].words, next1, ifd2);
+        else snprintf(want, sizeof want, cases[c].words, ifd2);
+        cr_expect(strstr(err, want) != NULL && strncmp(err, path, strlen(path)) == 0,
+                  "cut at %zu of %zu:\n  message:  %s\n  expected: %s", cases[c].cut, len, err, want);
+        cr_expect(strstr(err, "truncated") != NULL, "%s", err);
+        cr_log_info("the first %zu of %zu bytes: %s", cases[c].cut, len, err);
+    }
+    free(b);
+    gw_remove_dir(dir);
+}
+
+/* The warnings gw_tiff.h lists as harmless leave the stack as it is: a private tag libtiff does not know,
+ * tags out of order, a text tag without its closing NUL. The page must read, value for value. */
+Test(gw_tiff, reads_a_page_whose_only_libtiff_warnings_are_harmless)
+{
+    char dir[] = "/tmp/gw_tiff_test.XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char path[256], err[1024] = "";
+    snprintf(path, sizeof path, "%s/w.tif", dir);
+    enum { W = 4, H = 2, N_TAGS = 11 };
+    uint8_t b[512] = {0};
+    const uint32_t ifd = 8, desc_at = ifd + 2 + 12 * N_TAGS + 4, data_at = desc_at + 8;
+    memcpy(b, "II*\0", 4);
+    put32(b + 4, ifd);
+    b[ifd] = N_TAGS;
+    const struct {
+        uint16_t tag, type;
+        uint32_t count, value;
+    } tags[N_TAGS] = {
+        {257, 4, 1, H}, {256, 4, 1, W}, /* out of order */
+        {258, 3, 1, 16}, {259, 3, 1, 1}, {262, 3, 1, 1},
+        {270, 2, 8, desc_at}, /* "stack 01" without a NUL */
+        {273, 4, 1, data_at}, {277, 3, 1, 1}, {278, 4, 1, H}, {279, 4, 1, W * H * 2},
+        {65000, 4, 1, 12345}, /* a private tag */
+    };
+    for (int t = 0; t < N_TAGS; t++) {
+        uint8_t *e = b + ifd + 2 + 12 * t;
+        e[0] = (uint8_t)tags[t].tag, e[1] = (uint8_t)(tags[t].tag >> 8);
+        e[2] = (uint8_t)tags[t].type;
+        put32(e + 4, tags[t].count);
+        if (tags[t].type == 3) e[8] = (uint8_t)tags[t].value, e[9] = (uint8_t)(tags[t].value >> 8);
+        else put32(e + 8, tags[t].value);
+    }
+    memcpy(b + desc_at, "stack 01", 8);
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            const uint16_t v = value_at(0, y, x);
+            b[data_at + (y * W + x) * 2] = (uint8_t)v; /* little-endian, like the file */
+            b[data_at + (y * W + x) * 2 + 1] = (uint8_t)(v >> 8);
+        }
+    spill(path, b, data_at + W * H * 2);
+    expect_stack(path, 1, H, W, "harmless warnings");
+    gw_tiff_stack s;
+    cr_expect_eq(gw_tiff_read_u16(path, 0, &s, err, sizeof err), 0, "%s", err);
+    if (s.data) gw_tiff_free(&s);
     gw_remove_dir(dir);
 }

@@ -41,7 +41,8 @@ void gw_skip_under_sanitizer(const char *what);
 
 /* Leaves a CUDA error pending, as someone else's failed call would: a cudaMalloc larger than any device fails
  * with cudaErrorMemoryAllocation, which the runtime keeps as its last error without spoiling the context.
- * Returns that error (for a launcher to hand back untouched); fails the test when the runtime did not keep it. */
+ * Returns that error (for a launcher to hand back untouched); fails the test when the runtime did not keep it.
+ * Skips the test under compute-sanitizer (GW_UNDER_SANITIZER=1), which reports the failing call. */
 cudaError_t gw_plant_pending_error(void);
 
 /* cudaMalloc'd record, zeroed; freed with cudaFree. */

@@ -3,6 +3,7 @@
 #include "gw_test_util.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,19 @@ void gw_append_line(char *msg, size_t msg_size, const char *fmt, ...)
         msg[used] = '\n';
         msg[used + 1] = '\0';
     }
+}
+
+void gw_write_bytes(const char *path, const void *bytes, size_t len)
+{
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    cr_assert(fd >= 0, "cannot create %s", path);
+    const char *b = bytes;
+    for (size_t done = 0; done < len;) {
+        const ssize_t w = write(fd, b + done, len - done);
+        cr_assert(w > 0, "write %s", path);
+        done += (size_t)w;
+    }
+    cr_assert_eq(close(fd), 0);
 }
 
 size_t gw_count_dir_entries(const char *dir)

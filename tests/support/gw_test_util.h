@@ -19,6 +19,9 @@ void gw_append_line(char *msg, size_t msg_size, const char *fmt, ...) __attribut
 /* Entries in dir other than . and .. ((size_t)-1 when it cannot be opened). */
 size_t gw_count_dir_entries(const char *dir);
 
+/* Writes len bytes to path, created (mode 0600) or truncated; the test fails if it cannot. */
+void gw_write_bytes(const char *path, const void *bytes, size_t len);
+
 /* Removes the files in dir, then dir itself (one level: what the tests create). */
 void gw_remove_dir(const char *dir);
 

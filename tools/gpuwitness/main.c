@@ -3,12 +3,15 @@
  * kernels from the kernel table (kernels/gw_kernel.h). Exit codes (gw_cli.h): 0 ok, 1 failure, 2 bad usage,
  * 77 GPU part skipped.
  */
+#define _POSIX_C_SOURCE 200809L /* SIGPIPE, SIGXFSZ */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gw_build_info.h"
 #include "gw_commands.h"
 #include "gw_kernel.h"
+#include "gw_outfile.h"
 
 
 static const char top_help[] =
@@ -59,6 +62,14 @@ int main(int argc, char **argv)
 {
     /* Keep our own lines in order with the commands' stderr when both go to one pipe or file. */
     setvbuf(stdout, NULL, _IOLBF, 0);
+    /* A reader that goes away (gpuwitness run ... | head) must not kill a command halfway through its outputs:
+     * writes to the closed pipe fail instead, and the outputs are still committed whole. Likewise a file-size
+     * limit (ulimit -f) fails the write (EFBIG), and the command removes what it staged, instead of killing
+     * it. SIGINT, SIGTERM, SIGHUP and SIGQUIT remove the staged outputs before the process dies
+     * (lib/io/include/gw_outfile.h). */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
+    gw_outfile_cleanup_on_signals();
     if (argc < 2) {
         print_help(stderr);
         fputs("\ngpuwitness: missing COMMAND: one of doctor, check, run, trace, bench\n", stderr);

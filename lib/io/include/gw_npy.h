@@ -9,7 +9,10 @@
  * (shorter: truncated; longer: trailing bytes). Errors name the file and the rule, e.g.
  *   "x.npy: dtype '<f8' (float64): expected '<u2' (uint16)"
  *   "x.npy: truncated: the header describes 1048576 data bytes (shape (4, 512, 256), uint16), the file holds 1000"
- * and leave the array zeroed.
+ * and leave the array zeroed. The path is opened with gw_infile_open (gw_infile.h) and read through that one
+ * descriptor: a FIFO, a device or a directory fails at once ("x.npy: not a regular file (a FIFO)") instead
+ * of blocking, and the sizes checked are those of the file read; a file cut anywhere (every prefix of a
+ * valid file) is refused, and so is one that grows while it is read.
  *
  * Write: version 1.0 (2.0 when the header needs more than 65535 bytes), C order, little-endian, the header
  * padded to a multiple of 64 bytes as numpy does, through a temporary file renamed over the target

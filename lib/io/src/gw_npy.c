@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "gw_infile.h"
 
 static const uint8_t npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
@@ -444,8 +447,8 @@ int gw_npy_read(const char *path, gw_npy_dtype want, int min_ndim, int max_ndim,
         return -1;
     }
     memset(a, 0, sizeof *a);
-    if (!path) {
-        set_err(err, err_size, "gw_npy_read: no path given");
+    if (!path || !*path) {
+        set_err(err, err_size, "gw_npy_read: no path given%s", path ? " (the path is empty)" : "");
         return -1;
     }
     if (want < GW_NPY_ANY || want > GW_NPY_F4) {
@@ -458,21 +461,30 @@ int gw_npy_read(const char *path, gw_npy_dtype want, int min_ndim, int max_ndim,
                 max_ndim, GW_NPY_MAX_NDIM);
         return -1;
     }
-    FILE *f = fopen(path, "rb");
+    /* gw_infile_open: only a regular file gets a descriptor (a FIFO, a device or a directory fails at once
+     * instead of blocking), and its size comes from that descriptor, not from a second look at the path. */
+    struct stat st;
+    const int fd = gw_infile_open(path, &st, err, err_size);
+    if (fd < 0) return -1;
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         set_err(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
         return -1;
     }
     char *text = NULL;
     void *data = NULL;
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        set_err(err, err_size, "%s: not a regular file", path);
-        goto fail;
-    }
     const uint64_t file_size = (uint64_t)st.st_size;
     uint8_t pre[12];
     const size_t got = fread(pre, 1, file_size < 12 ? (size_t)file_size : 12, f);
+    if (got < 6 && got == file_size && memcmp(pre, npy_magic, got) == 0) {
+        if (got == 0)
+            set_err(err, err_size, "%s: not a .npy file: bad magic (the file is empty; a .npy file starts with "
+                    "\\x93NUMPY)", path);
+        else
+            set_err(err, err_size, "%s: truncated: the file ends inside the .npy magic (%zu of 6 bytes)", path, got);
+        goto fail;
+    }
     if (got < 6 || memcmp(pre, npy_magic, 6) != 0) {
         set_err(err, err_size, "%s: not a .npy file: bad magic (a .npy file starts with \\x93NUMPY)", path);
         goto fail;
@@ -546,7 +558,13 @@ int gw_npy_read(const char *path, gw_npy_dtype want, int min_ndim, int max_ndim,
         goto fail;
     }
     if (read_exact(f, data, (size_t)data_bytes)) {
-        set_err(err, err_size, "%s: read failed in the data: %s", path, ferror(f) ? strerror(errno) : "file shrank");
+        set_err(err, err_size, "%s: read failed in the data: %s", path,
+                ferror(f) ? strerror(errno) : "the file shrank while it was read");
+        goto fail;
+    }
+    if (fgetc(f) != EOF) { /* the size came from fstat: a file that grew since is not the file we checked */
+        set_err(err, err_size, "%s: the file grew while it was read (it was %" PRIu64 " bytes): read it again when "
+                "it is complete", path, file_size);
         goto fail;
     }
     if (swap) swap_bytes(data, count, item);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * TIFF stacks through libtiff (see gw_tiff.h). Reading makes two passes over the page chain: the first
- * checks every page's tags (so a bad page 40 fails before 40 pages of data are decoded, and the allocation
- * is sized once), the second decodes strips or tiles straight into the stack.
+ * checks the chain of directories against the bytes and every page's tags (so a bad page 40 fails before
+ * 40 pages of data are decoded, and the allocation is sized once), the second decodes strips or tiles
+ * straight into the stack. libtiff reads the descriptor gw_infile_open gave, and every libtiff warning but
+ * a few harmless ones fails the read (gw_tiff.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "gw_tiff.h"
@@ -16,6 +18,8 @@
 
 #include <tiffio.h>
 
+#include "gw_infile.h"
+
 static void set_err(char *err, size_t err_size, const char *fmt, ...)
 {
     if (!err || err_size == 0) return;
@@ -25,11 +29,15 @@ static void set_err(char *err, size_t err_size, const char *fmt, ...)
     va_end(ap);
 }
 
-/* libtiff's messages for one file: the first error is kept for our own message, warnings are dropped
- * (a CLI must not print libtiff's chatter about unknown private tags). */
+/* libtiff's messages for one file. The first error is kept for our own message. Warnings are sorted: the few
+ * that only say libtiff skipped something this reader never uses (gw_tiff.h lists them) are dropped, so a CLI
+ * does not print libtiff's chatter about private tags; every other warning means libtiff lost, guessed or
+ * cut something, and the first of those is kept, and the reader refuses the file with it. */
 typedef struct tiff_log {
     char first_error[384];
     int errors;
+    char first_warning[384];
+    int warnings; /* warnings that mean lost or doubtful data */
 } tiff_log;
 
 static void log_error(tiff_log *log, const char *module, const char *fmt, va_list ap)
@@ -38,6 +46,32 @@ static void log_error(tiff_log *log, const char *module, const char *fmt, va_lis
     char text[320];
     vsnprintf(text, sizeof text, fmt, ap);
     snprintf(log->first_error, sizeof log->first_error, "%s%s%s", module ? module : "", module ? ": " : "", text);
+}
+
+/* The warnings that lose nothing this reader uses (matched on libtiff's text, 4.0 to 4.7; a reworded one is
+ * refused, never silently accepted). */
+static int benign_warning(const char *text)
+{
+    static const char *const benign[] = {
+        "Unknown field with tag",                 /* a private tag (ImageJ, MetaMorph, OME...): kept as anonymous */
+        "tags are not sorted in ascending order", /* read all the same */
+        "does not end in null byte",              /* a text tag without its final NUL: read whole (one with a
+                                                   * NUL inside, "value incorrectly truncated", is refused) */
+        "Old-style LZW codes",                    /* pre-1995 LZW: libtiff's compatible decoder reads it in full */
+        "Nonstandard tile width",                 /* tiles not a multiple of 16: decoded all the same */
+        "Nonstandard tile length",
+    };
+    for (size_t i = 0; i < sizeof benign / sizeof benign[0]; i++)
+        if (strstr(text, benign[i])) return 1;
+    return 0;
+}
+
+static void log_warning(tiff_log *log, const char *module, const char *fmt, va_list ap)
+{
+    char text[320];
+    vsnprintf(text, sizeof text, fmt, ap);
+    if (benign_warning(text) || log->warnings++ > 0) return;
+    snprintf(log->first_warning, sizeof log->first_warning, "%s%s%s", module ? module : "", module ? ": " : "", text);
 }
 
 #if defined(TIFFLIB_AT_LEAST)
@@ -51,10 +85,14 @@ static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, 
 
 static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
-    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
+    (void)tif;
+    log_warning(user, module, fmt, ap);
     return 1;
 }
 
+/* libtiff on the descriptor fd. On success the TIFF owns fd (TIFFClose closes it); on failure fd is still
+ * open and the caller's (TIFFClientOpen's failure path frees the TIFF without calling its close proc, in
+ * every libtiff from 4.0 to 4.7). */
 static TIFF *open_logged(const char *path, int fd, const char *mode, tiff_log *log)
 {
     TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
@@ -64,10 +102,15 @@ static TIFF *open_logged(const char *path, int fd, const char *mode, tiff_log *l
         return NULL;
     }
     TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, log);
-    TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, NULL);
-    TIFF *tif = fd >= 0 ? TIFFFdOpenExt(fd, path, mode, opts) : TIFFOpenExt(path, mode, opts);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, log);
+    TIFF *tif = TIFFFdOpenExt(fd, path, mode, opts);
     TIFFOpenOptionsFree(opts);
     return tif;
+}
+
+static void close_logged(TIFF *tif)
+{
+    if (tif) TIFFClose(tif);
 }
 #else
 /* Older libtiff: process-wide handlers. The CLI opens one TIFF at a time, so one current log is enough. */
@@ -79,7 +122,7 @@ static void on_error_global(const char *module, const char *fmt, va_list ap)
 
 static void on_warning_global(const char *module, const char *fmt, va_list ap)
 {
-    (void)module, (void)fmt, (void)ap;
+    if (current_log) log_warning(current_log, module, fmt, ap);
 }
 
 static TIFF *open_logged(const char *path, int fd, const char *mode, tiff_log *log)
@@ -87,7 +130,15 @@ static TIFF *open_logged(const char *path, int fd, const char *mode, tiff_log *l
     current_log = log;
     TIFFSetErrorHandler(on_error_global);
     TIFFSetWarningHandler(on_warning_global);
-    return fd >= 0 ? TIFFFdOpen(fd, path, mode) : TIFFOpen(path, mode);
+    TIFF *tif = TIFFFdOpen(fd, path, mode);
+    if (!tif) current_log = NULL; /* the log lives on the caller's stack */
+    return tif;
+}
+
+static void close_logged(TIFF *tif)
+{
+    if (tif) TIFFClose(tif);
+    current_log = NULL;
 }
 #endif
 
@@ -120,11 +171,13 @@ static const char *sample_format_name(unsigned v)
     }
 }
 
-/* " (libtiff: ...)" when libtiff said something, else "". */
+/* " (libtiff: ...)" with libtiff's first error, else " (libtiff warned: ...)" with its first warning that means
+ * lost or doubtful data, else "". */
 static const char *libtiff_said(const tiff_log *log, char *buf, size_t size)
 {
-    if (!log->errors) return "";
-    snprintf(buf, size, " (libtiff: %s)", log->first_error);
+    if (log->errors) snprintf(buf, size, " (libtiff: %s)", log->first_error);
+    else if (log->warnings) snprintf(buf, size, " (libtiff warned: %s)", log->first_warning);
+    else return "";
     return buf;
 }
 
@@ -311,7 +364,7 @@ static int read_page(TIFF *tif, const char *path, int page, uint32_t height, uin
         for (uint32_t y = 0; y < height; y += th) {
             for (uint32_t x = 0; x < width; x += tw) {
                 const uint32_t t = TIFFComputeTile(tif, x, y, 0, 0);
-                if (TIFFReadEncodedTile(tif, t, tile, tile_bytes) != tile_bytes) {
+                if (TIFFReadEncodedTile(tif, t, tile, tile_bytes) != tile_bytes || log->errors || log->warnings) {
                     set_err(err, err_size, "%s: page %d: cannot decode tile %u at row %u, column %u%s", path, page, t,
                             y, x, libtiff_said(log, said, sizeof said));
                     free(tile);
@@ -337,13 +390,119 @@ static int read_page(TIFF *tif, const char *path, int page, uint32_t height, uin
     for (uint32_t s = 0, y = 0; y < height; s++, y += rows_per_strip) {
         const uint32_t rows = height - y < rows_per_strip ? height - y : rows_per_strip;
         const tmsize_t want = (tmsize_t)rows * width * 2;
-        if (TIFFReadEncodedStrip(tif, s, dst + (size_t)y * width, want) != want) {
+        if (TIFFReadEncodedStrip(tif, s, dst + (size_t)y * width, want) != want || log->errors || log->warnings) {
             set_err(err, err_size, "%s: page %d: cannot decode strip %u (rows %u..%u): data missing or corrupt%s", path,
                     page, s, y, y + rows - 1, libtiff_said(log, said, sizeof said));
             return -1;
         }
     }
     return 0;
+}
+
+/* ---- the IFD chain, read from the bytes ----
+ *
+ * libtiff reads a next-page pointer that the file cuts short as 0, "no more pages", without a word, so a
+ * stack cut inside one came back with pages missing. The reader therefore walks the chain itself, on the
+ * same descriptor (pread: libtiff's file position is untouched): every directory, with its entries and its
+ * next-page pointer, must lie inside the file, every pointer must be 0 or point into the file, and libtiff
+ * must read each page exactly where the chain says it is. */
+typedef struct ifd_chain {
+    int fd;
+    uint64_t size;  /* the file's, from fstat on fd */
+    int big_endian; /* "MM" */
+    int bigtiff;    /* version 43: 8-byte counts and offsets */
+    uint64_t first; /* the header's first IFD offset */
+} ifd_chain;
+
+static uint64_t get_uint(const uint8_t *b, unsigned n, int big_endian)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) v |= (uint64_t)b[big_endian ? n - 1 - i : i] << (8 * i);
+    return v;
+}
+
+/* n bytes at offset off (inside the file: the caller checked); 0 or -1. */
+static int read_at(int fd, uint64_t off, uint8_t *buf, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        const ssize_t r = pread(fd, buf + done, n - done, (off_t)(off + done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r == 0) errno = EIO; /* the file shrank since its size was taken */
+        if (r <= 0) return -1;
+        done += (size_t)r;
+    }
+    return 0;
+}
+
+/* The header (libtiff accepted it, so it is one of the four TIFF signatures). 0 or -1 (err set). */
+static int chain_start(ifd_chain *c, int fd, uint64_t size, const char *path, char *err, size_t err_size)
+{
+    uint8_t h[16];
+    c->fd = fd;
+    c->size = size;
+    if (size < 8 || read_at(fd, 0, h, size < 16 ? 8 : 16)) {
+        set_err(err, err_size, "%s: cannot read the TIFF header (%llu bytes)", path, (unsigned long long)size);
+        return -1;
+    }
+    c->big_endian = h[0] == 'M';
+    c->bigtiff = get_uint(h + 2, 2, c->big_endian) == 43;
+    if (c->bigtiff && size < 16) {
+        set_err(err, err_size, "%s: truncated: the file ends inside the 16-byte BigTIFF header (%llu bytes)", path,
+                (unsigned long long)size);
+        return -1;
+    }
+    c->first = c->bigtiff ? get_uint(h + 8, 8, c->big_endian) : get_uint(h + 4, 4, c->big_endian);
+    return 0;
+}
+
+/* The directory of page at ifd: its entry count, its entries and its next-page pointer must lie inside the
+ * file; *next gets the pointer, which must be 0 or point into the file. `from` says where ifd came from, for
+ * the messages. 0 or -1 (err set). */
+static int chain_check(const ifd_chain *c, const char *path, int page, uint64_t ifd, const char *from,
+                       uint64_t *next, char *err, size_t err_size)
+{
+    const uint64_t count_bytes = c->bigtiff ? 8 : 2, entry_bytes = c->bigtiff ? 20 : 12, ptr = c->bigtiff ? 8 : 4;
+    const unsigned long long size = (unsigned long long)c->size;
+    uint8_t b[8];
+    if (ifd > c->size || count_bytes > c->size - ifd || read_at(c->fd, ifd, b, (size_t)count_bytes)) {
+        set_err(err, err_size, "%s: page %d: its directory (IFD) at offset %llu, %s, lies past the end of the file "
+                "(%llu bytes): the file is truncated or corrupt", path, page, (unsigned long long)ifd, from, size);
+        return -1;
+    }
+    const uint64_t n = get_uint(b, (unsigned)count_bytes, c->big_endian);
+    const uint64_t room = c->size - ifd - count_bytes;
+    if (n > room / entry_bytes || ptr > room - n * entry_bytes) {
+        set_err(err, err_size, "%s: page %d: its directory (IFD) at offset %llu holds %llu entries of %llu bytes and "
+                "a %llu-byte next-page pointer, which run past the end of the file (%llu bytes): the file is "
+                "truncated (or the offset does not point at a directory)", path, page, (unsigned long long)ifd,
+                (unsigned long long)n, (unsigned long long)entry_bytes, (unsigned long long)ptr, size);
+        return -1;
+    }
+    const uint64_t at = ifd + count_bytes + n * entry_bytes;
+    if (read_at(c->fd, at, b, (size_t)ptr)) {
+        set_err(err, err_size, "%s: page %d: cannot read the next-page pointer at offset %llu: %s", path, page,
+                (unsigned long long)at, strerror(errno));
+        return -1;
+    }
+    *next = get_uint(b, (unsigned)ptr, c->big_endian);
+    if (*next != 0 && (*next > c->size || count_bytes > c->size - *next)) {
+        set_err(err, err_size, "%s: page %d: the next-page (IFD) pointer at offset %llu is %llu, past the end of the "
+                "file (%llu bytes): the file is truncated or corrupt", path, page, (unsigned long long)at,
+                (unsigned long long)*next, size);
+        return -1;
+    }
+    return 0;
+}
+
+/* A libtiff warning that means lost or doubtful data, logged while page was read: refused. 0 or -1. */
+static int refuse_warning(const tiff_log *log, const char *path, int page, const char *what, char *err,
+                          size_t err_size)
+{
+    if (!log->warnings) return 0;
+    set_err(err, err_size, "%s: page %d: %s: libtiff warned \"%s\": lost or doubtful data, refused", path, page, what,
+            log->first_warning);
+    return -1;
 }
 
 int gw_tiff_read_u16(const char *path, int max_pages, gw_tiff_stack *s, char *err, size_t err_size)
@@ -353,27 +512,41 @@ int gw_tiff_read_u16(const char *path, int max_pages, gw_tiff_stack *s, char *er
         return -1;
     }
     memset(s, 0, sizeof *s);
+    if (!path || !*path) {
+        set_err(err, err_size, "%s: cannot open: no path", path ? "(empty path)" : "(null)");
+        return -1;
+    }
+    /* Regular files only, opened without blocking (a FIFO or a device fails here at once), and everything
+     * after reads this descriptor: the size checked is the size of the file read. */
     struct stat st;
-    if (!path || stat(path, &st) != 0) {
-        set_err(err, err_size, "%s: cannot open: %s", path ? path : "(null)", path ? strerror(errno) : "no path");
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        set_err(err, err_size, "%s: not a regular file", path);
-        return -1;
-    }
-    tiff_log log = {{0}, 0};
+    const int fd = gw_infile_open(path, &st, err, err_size);
+    if (fd < 0) return -1;
+    tiff_log log = {{0}, 0, {0}, 0};
     char said[420];
-    TIFF *tif = open_logged(path, -1, "r", &log);
+    /* "m": read(2), not mmap: a file cut short while it is read gives a read error, not SIGBUS. */
+    TIFF *tif = open_logged(path, fd, "rm", &log);
     if (!tif) {
         set_err(err, err_size, "%s: not a readable TIFF file%s", path, libtiff_said(&log, said, sizeof said));
+        close(fd); /* libtiff closes the descriptor only when it opened the TIFF */
         return -1;
     }
     uint16_t *data = NULL;
     uint32_t width = 0, height = 0;
     int pages = 0;
-    /* Pass 1: every page's tags. */
-    do {
+    const uint64_t file_size = (uint64_t)st.st_size;
+    /* Pass 1: the chain and every page's tags. */
+    ifd_chain chain;
+    uint64_t ifd = 0, next = 0;
+    if (chain_start(&chain, fd, file_size, path, err, err_size)) goto fail;
+    ifd = chain.first;
+    if (chain_check(&chain, path, 0, ifd, "where the header points", &next, err, err_size)) goto fail;
+    for (;;) {
+        if (TIFFCurrentDirOffset(tif) != ifd) {
+            set_err(err, err_size, "%s: page %d: libtiff read its directory at offset %llu, the chain of directories "
+                    "puts it at %llu", path, pages, (unsigned long long)TIFFCurrentDirOffset(tif),
+                    (unsigned long long)ifd);
+            goto fail;
+        }
         uint32_t w, h;
         if (check_page(tif, path, pages, &w, &h, err, err_size)) goto fail;
         if (pages == 0) {
@@ -384,20 +557,27 @@ int gw_tiff_read_u16(const char *path, int max_pages, gw_tiff_stack *s, char *er
                     "same size", path, pages, w, h, width, height);
             goto fail;
         }
-        if (check_page_data(tif, path, pages, w, h, (uint64_t)st.st_size, err, err_size)) goto fail;
+        if (check_page_data(tif, path, pages, w, h, file_size, err, err_size)) goto fail;
+        if (refuse_warning(&log, path, pages, "its directory", err, err_size)) goto fail;
         pages++;
         if (max_pages > 0 && pages > max_pages) {
             set_err(err, err_size, "%s: more than %d pages: at most %d Z slices are accepted", path, max_pages,
                     max_pages);
             goto fail;
         }
-    } while (TIFFReadDirectory(tif));
-    if (log.errors) { /* a broken IFD chain ends the loop like a last page would: refuse a silently short stack */
-        set_err(err, err_size, "%s: cannot read the directory of page %d%s", path, pages,
-                libtiff_said(&log, said, sizeof said));
-        goto fail;
+        if (next == 0) break; /* the last page, by the file's own chain */
+        char from[96];
+        snprintf(from, sizeof from, "where page %d's next-page pointer points", pages - 1);
+        ifd = next;
+        if (chain_check(&chain, path, pages, ifd, from, &next, err, err_size)) goto fail;
+        if (!TIFFReadDirectory(tif) || log.errors) {
+            set_err(err, err_size, "%s: cannot read the directory of page %d at offset %llu%s", path, pages,
+                    (unsigned long long)ifd, log.errors || log.warnings ? libtiff_said(&log, said, sizeof said)
+                                                                        : " (libtiff found no page there)");
+            goto fail;
+        }
     }
-    if (!TIFFSetDirectory(tif, 0)) {
+    if (!TIFFSetDirectory(tif, 0) || log.errors) {
         set_err(err, err_size, "%s: cannot go back to page 0%s", path, libtiff_said(&log, said, sizeof said));
         goto fail;
     }
@@ -414,21 +594,22 @@ int gw_tiff_read_u16(const char *path, int max_pages, gw_tiff_stack *s, char *er
     }
     /* Pass 2: the pixels. */
     for (int p = 0; p < pages; p++) {
-        if (p > 0 && !TIFFReadDirectory(tif)) {
+        if (p > 0 && (!TIFFReadDirectory(tif) || log.errors)) {
             set_err(err, err_size, "%s: cannot read the directory of page %d%s", path, p,
                     libtiff_said(&log, said, sizeof said));
             goto fail;
         }
         if (read_page(tif, path, p, height, width, data + (size_t)p * plane, &log, err, err_size)) goto fail;
     }
-    TIFFClose(tif);
+    if (refuse_warning(&log, path, pages - 1, "after the last page", err, err_size)) goto fail;
+    close_logged(tif);
     s->pages = pages;
     s->height = height;
     s->width = width;
     s->data = data;
     return 0;
 fail:
-    TIFFClose(tif);
+    close_logged(tif); /* closes fd */
     free(data);
     return -1;
 }
@@ -510,7 +691,7 @@ int gw_tiff_stage(gw_outfile *f, const char *path, gw_tiff_type type, int pages,
         gw_outfile_discard(f);
         return -1;
     }
-    tiff_log log = {{0}, 0};
+    tiff_log log = {{0}, 0, {0}, 0};
     char said[420];
     TIFF *tif = open_logged(f->tmp, fd, mode, &log);
     if (!tif) {
@@ -521,7 +702,7 @@ int gw_tiff_stage(gw_outfile *f, const char *path, gw_tiff_type type, int pages,
         return -1;
     }
     const int bad = write_pages(tif, type, pages, height, width, data);
-    TIFFClose(tif); /* flushes the last directory; errors land in log */
+    close_logged(tif); /* flushes the last directory; errors land in log */
     if (bad || log.errors) {
         set_err(err, err_size, "%s: write failed%s; nothing written", path, libtiff_said(&log, said, sizeof said));
         gw_outfile_discard(f);

@@ -3,6 +3,12 @@
  *
  *   spec      "cuda" (first usable GPU), "cuda:N", "cpu", or "auto" (a GPU if one is usable, else the CPU
  *             reference, said on stderr with the reason). NULL or "" means $GW_DEVICE, then "auto".
+ *             Grammar (gw_device_spec_parse; the same for $GW_DEVICE), exact and case-sensitive:
+ *               spec := "cuda" | "cpu" | "auto" | "cuda:" N
+ *               N    := "0" | a digit 1-9 followed by at most 3 ASCII digits, at most 1024
+ *             so every device has one spelling: no sign ("cuda:+0", "cuda:-0"), space ("cuda: 1"), leading
+ *             zero ("cuda:00", "cuda:01") or suffix. The syntax is checked before any CUDA call, so a
+ *             malformed spec gets the same error with or without a GPU.
  *   GW_REQUIRE_GPU=1   every "no usable GPU" outcome is an error: auto fails instead of falling back.
  *   CTEST_RESOURCE_GROUP_0_GPUS="id:N,slots:1"   (set by ctest --resource-spec-file) picks device N.
  * Only cudaErrorInsufficientDriver (35) and cudaErrorNoDevice (100) mean "no GPU here"; any other error
@@ -16,6 +22,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define GW_DEVICE_MAX_ORDINAL 1024 /* the largest N of "cuda:N" */
 
 typedef enum gw_device_kind { GW_DEVICE_CPU = 0, GW_DEVICE_CUDA = 1 } gw_device_kind;
 
@@ -40,6 +48,10 @@ int gw_ctest_gpu_id(void);
 
 /* Counts devices; *count is 0 unless GW_PROBE_OK. reason gets the CUDA error name and text otherwise. */
 gw_probe_result gw_device_probe(int *count, char *reason, size_t reason_size);
+
+/* 1 when spec follows the grammar above (NULL does not), with *ordinal = N for "cuda:N" and -1 for the
+ * other three; else 0 and *ordinal = -1. No CUDA call, no environment. */
+int gw_device_spec_parse(const char *spec, int *ordinal);
 
 /* Resolves spec as described above. Returns 0 on success, -1 with err filled (naming the argument and the
  * rule) otherwise. Does not call cudaSetDevice. */

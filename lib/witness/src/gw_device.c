@@ -21,8 +21,26 @@ int gw_ctest_gpu_id(void)
     char *end = NULL;
     errno = 0;
     long id = strtol(v + 3, &end, 10);
-    if (errno || end == v + 3 || (*end != ',' && *end != '\0') || id < 0 || id > 1024) return -1;
+    if (errno || end == v + 3 || (*end != ',' && *end != '\0') || id < 0 || id > GW_DEVICE_MAX_ORDINAL) return -1;
     return (int)id;
+}
+
+int gw_device_spec_parse(const char *spec, int *ordinal)
+{
+    *ordinal = -1;
+    if (!spec) return 0;
+    if (!strcmp(spec, "cuda") || !strcmp(spec, "cpu") || !strcmp(spec, "auto")) return 1;
+    if (strncmp(spec, "cuda:", 5) != 0) return 0;
+    /* One spelling per device: "0", or 1-4 ASCII digits without a leading zero; no sign, space or suffix
+     * (strtol would take " 1", "+0" and "-0"). Checked by hand, so the locale cannot widen it. */
+    const char *d = spec + 5;
+    size_t len = 0;
+    int value = 0;
+    while (d[len] >= '0' && d[len] <= '9' && len < 5) value = value * 10 + (d[len++] - '0');
+    if (len == 0 || len > 4 || d[len] != '\0' || (d[0] == '0' && len > 1) || value > GW_DEVICE_MAX_ORDINAL)
+        return 0;
+    *ordinal = value;
+    return 1;
 }
 
 gw_probe_result gw_device_probe(int *count, char *reason, size_t reason_size)
@@ -51,6 +69,19 @@ int gw_device_resolve(const char *spec, gw_device_choice *choice, char *err, siz
     }
     memset(choice, 0, sizeof *choice);
     choice->ordinal = -1;
+    /* The syntax first, before any CUDA call: the answer to a malformed spec is the same with or without a
+     * GPU. */
+    int want = -1; /* -1: first usable */
+    if (!gw_device_spec_parse(spec, &want)) {
+        if (strncmp(spec, "cuda:", 5) == 0)
+            snprintf(err, err_size,
+                     "%s '%s': the device ordinal after 'cuda:' must be a number 0..%d, written as plain decimal "
+                     "digits (no sign, space or leading zero)",
+                     source, spec, GW_DEVICE_MAX_ORDINAL);
+        else
+            snprintf(err, err_size, "%s '%s': must be one of cuda, cuda:N, cpu, auto", source, spec);
+        return -1;
+    }
     if (strcmp(spec, "cpu") == 0) {
         if (gw_require_gpu()) {
             snprintf(err, err_size, "%s=cpu conflicts with GW_REQUIRE_GPU=1: a GPU is required", source);
@@ -58,21 +89,6 @@ int gw_device_resolve(const char *spec, gw_device_choice *choice, char *err, siz
         }
         choice->kind = GW_DEVICE_CPU;
         return 0;
-    }
-    int want = -1; /* -1: first usable */
-    if (strncmp(spec, "cuda:", 5) == 0) {
-        char *end = NULL;
-        errno = 0;
-        long v = strtol(spec + 5, &end, 10);
-        if (errno || end == spec + 5 || *end || v < 0 || v > 1024) {
-            snprintf(err, err_size, "%s '%s': the device ordinal after 'cuda:' must be a number 0..1024",
-                     source, spec);
-            return -1;
-        }
-        want = (int)v;
-    } else if (strcmp(spec, "cuda") != 0 && strcmp(spec, "auto") != 0) {
-        snprintf(err, err_size, "%s '%s': must be one of cuda, cuda:N, cpu, auto", source, spec);
-        return -1;
     }
     if (want < 0) want = gw_ctest_gpu_id() >= 0 ? gw_ctest_gpu_id() : 0;
 

@@ -41,15 +41,8 @@ int gw_cli_option(int argc, char **argv, int *i, const char *cmd, const char *na
 
 int gw_cli_device_spec_valid(const char *spec)
 {
-    if (!strcmp(spec, "cuda") || !strcmp(spec, "cpu") || !strcmp(spec, "auto")) return 1;
-    if (strncmp(spec, "cuda:", 5) != 0 || !spec[5]) return 0;
-    long ordinal = 0;
-    for (const char *c = spec + 5; *c; c++) {
-        if (*c < '0' || *c > '9') return 0;
-        ordinal = ordinal * 10 + (*c - '0');
-        if (ordinal > 1024) return 0; /* gw_device_resolve's range */
-    }
-    return 1;
+    int ordinal; /* the one grammar of --device and GW_DEVICE: lib/witness gw_device_spec_parse */
+    return gw_device_spec_parse(spec, &ordinal);
 }
 
 const char *gw_cli_effective_device(const char *spec)

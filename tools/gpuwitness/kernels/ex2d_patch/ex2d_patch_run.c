@@ -184,7 +184,7 @@ static int write_outputs(const char *dir, const ex2d_frame *f, const ex2d_output
                      {GW_NPY_I4, 2, info, r->info}};
     gw_outfile staged[N_OUT] = {GW_OUTFILE_INIT, GW_OUTFILE_INIT, GW_OUTFILE_INIT, GW_OUTFILE_INIT};
     char path[N_OUT][4096], err[1024];
-    int rc = GW_EXIT_OK, written = 0;
+    int rc = GW_EXIT_OK;
     for (int i = 0; i < N_OUT && rc == GW_EXIT_OK; i++) {
         snprintf(path[i], sizeof path[i], "%s/%s", dir, names[i]);
         if (gw_npy_stage(&staged[i], path[i], outs[i].dtype, outs[i].ndim, outs[i].shape, outs[i].data, err,
@@ -194,18 +194,16 @@ static int write_outputs(const char *dir, const ex2d_frame *f, const ex2d_output
             rc = GW_EXIT_FAIL;
         }
     }
-    for (int i = 0; i < N_OUT; i++) {
-        if (rc == GW_EXIT_OK && gw_outfile_commit(&staged[i], err, sizeof err)) {
-            fprintf(stderr, "gpuwitness run ex2d_patch: %s (%d of %d outputs were renamed into place before this one)\n",
-                    err, written, N_OUT);
-            rc = GW_EXIT_FAIL;
-        } else if (rc == GW_EXIT_OK) {
-            written++;
-            printf("  wrote %s\n", path[i]);
-        }
-        gw_outfile_discard(&staged[i]);
+    if (rc != GW_EXIT_OK) { /* nothing renamed: every staged file goes */
+        for (int i = 0; i < N_OUT; i++) gw_outfile_discard(&staged[i]);
+        return rc;
     }
-    return rc;
+    if (gw_outfile_commit_all(staged, N_OUT, err, sizeof err)) { /* all four, or none */
+        fprintf(stderr, "gpuwitness run ex2d_patch: %s\n", err);
+        return GW_EXIT_FAIL;
+    }
+    for (int i = 0; i < N_OUT; i++) printf("  wrote %s\n", path[i]);
+    return GW_EXIT_OK;
 }
 
 /* ---- computing ---- */

@@ -13,10 +13,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "focus_stack_ref.h"
 #include "focus_stack_host.h"
 #include "gw_kernel.h"
+#include "gw_infile.h"
 #include "gw_npy.h"
 #include "gw_tiff.h"
 
@@ -88,7 +90,6 @@ typedef struct focus_output {
     const char *flag;
     const char *path; /* NULL: not asked for */
     int format;
-    gw_outfile staged;
     dev_t dir_dev; /* the directory it goes into, by identity, and its name there: */
     ino_t dir_ino; /* "a.npy" and "./a.npy" are one output even before either exists */
     const char *base;
@@ -229,14 +230,24 @@ static int read_input(focus_input *in, focus_stack_params *p)
 {
     char err[1024];
     uint8_t magic[6] = {0};
-    FILE *f = fopen(in->path, "rb");
-    if (!f) {
-        fprintf(stderr, "gpuwitness run focus_stack: %s: cannot open: %s; nothing written\n", in->path,
-                strerror(errno));
+    /* gw_infile_open: a FIFO or a device is refused at once instead of blocking this first read */
+    const int fd = gw_infile_open(in->path, NULL, err, sizeof err);
+    if (fd < 0) {
+        fprintf(stderr, "gpuwitness run focus_stack: %s; nothing written\n", err);
         return GW_EXIT_FAIL;
     }
-    const size_t got = fread(magic, 1, sizeof magic, f);
-    fclose(f);
+    ssize_t got_bytes;
+    do
+        got_bytes = read(fd, magic, sizeof magic);
+    while (got_bytes < 0 && errno == EINTR);
+    const int read_errno = errno;
+    close(fd);
+    if (got_bytes < 0) {
+        fprintf(stderr, "gpuwitness run focus_stack: %s: read error: %s; nothing written\n", in->path,
+                strerror(read_errno));
+        return GW_EXIT_FAIL;
+    }
+    const size_t got = (size_t)got_bytes;
     const int is_npy = got >= 6 && memcmp(magic, "\x93NUMPY", 6) == 0;
     const int is_tiff = got >= 4 && (!memcmp(magic, "II*\0", 4) || !memcmp(magic, "MM\0*", 4) ||
                                      !memcmp(magic, "II+\0", 4) || !memcmp(magic, "MM\0+", 4));
@@ -381,8 +392,8 @@ static int compute_on_cpu(const focus_input *in, focus_stack_params p, gw_focus_
 
 /* ---- writing ---- */
 
-/* Stages one output as its format wants it. 0 or -1 (printed). */
-static int stage_output(focus_output *o, int which, const focus_input *in, focus_stack_params p,
+/* Stages one output into f as its format wants it. 0 or -1 (printed). */
+static int stage_output(gw_outfile *f, const focus_output *o, int which, const focus_input *in, focus_stack_params p,
                         const gw_focus_out *r)
 {
     char err[1024];
@@ -398,7 +409,7 @@ static int stage_output(focus_output *o, int which, const focus_input *in, focus
         if (per_slice) shape[ndim++] = p.z;
         shape[ndim++] = p.y;
         shape[ndim++] = p.x;
-        rc = gw_npy_stage(&o->staged, o->path, types[which], ndim, shape, data, err, sizeof err);
+        rc = gw_npy_stage(f, o->path, types[which], ndim, shape, data, err, sizeof err);
     } else {
         static const gw_tiff_type types[N_OUT] = {GW_TIFF_U16, GW_TIFF_U8, GW_TIFF_F32, GW_TIFF_F32};
         const long pages = (long)p.n * (per_slice ? p.z : 1);
@@ -407,38 +418,36 @@ static int stage_output(focus_output *o, int which, const focus_input *in, focus
                     "write .npy instead; nothing written\n", o->flag, o->path, pages);
             return -1;
         }
-        rc = gw_tiff_stage(&o->staged, o->path, types[which], (int)pages, (uint32_t)p.y, (uint32_t)p.x, data, err,
+        rc = gw_tiff_stage(f, o->path, types[which], (int)pages, (uint32_t)p.y, (uint32_t)p.x, data, err,
                            sizeof err);
     }
     if (rc) fprintf(stderr, "gpuwitness run focus_stack: %s\n", err);
     return rc;
 }
 
-/* All outputs staged, then all renamed. GW_EXIT_OK or GW_EXIT_FAIL. */
+/* All outputs staged, then all renamed as one set (gw_outfile_commit_all): every output new, or none.
+ * GW_EXIT_OK or GW_EXIT_FAIL. */
 static int write_outputs(focus_output *outs, const focus_input *in, focus_stack_params p, const gw_focus_out *r)
 {
     char err[1024];
-    for (int i = 0; i < N_OUT; i++) {
-        if (outs[i].path && stage_output(&outs[i], i, in, p, r)) {
-            for (int j = 0; j < i; j++) gw_outfile_discard(&outs[j].staged);
-            return GW_EXIT_FAIL;
-        }
-    }
-    int written = 0, total = 0, rc = GW_EXIT_OK;
-    for (int i = 0; i < N_OUT; i++) total += outs[i].path != NULL;
+    gw_outfile staged[N_OUT];
+    int n = 0;
     for (int i = 0; i < N_OUT; i++) {
         if (!outs[i].path) continue;
-        if (rc == GW_EXIT_OK && gw_outfile_commit(&outs[i].staged, err, sizeof err)) {
-            fprintf(stderr, "gpuwitness run focus_stack: %s (%d of %d outputs were renamed into place before this "
-                    "one)\n", err, written, total);
-            rc = GW_EXIT_FAIL;
-        } else if (rc == GW_EXIT_OK) {
-            written++;
-            printf("  wrote %s\n", outs[i].path);
+        staged[n] = (gw_outfile)GW_OUTFILE_INIT;
+        if (stage_output(&staged[n], &outs[i], i, in, p, r)) {
+            for (int j = 0; j <= n; j++) gw_outfile_discard(&staged[j]);
+            return GW_EXIT_FAIL;
         }
-        gw_outfile_discard(&outs[i].staged);
+        n++;
     }
-    return rc;
+    if (gw_outfile_commit_all(staged, (size_t)n, err, sizeof err)) {
+        fprintf(stderr, "gpuwitness run focus_stack: %s\n", err);
+        return GW_EXIT_FAIL;
+    }
+    for (int i = 0; i < N_OUT; i++)
+        if (outs[i].path) printf("  wrote %s\n", outs[i].path);
+    return GW_EXIT_OK;
 }
 
 /* ---- the command ---- */
@@ -475,10 +484,10 @@ static int run_focus(focus_output *outs, focus_input *in, focus_stack_params p, 
 int gw_focus_stack_run(int argc, char **argv)
 {
     focus_output outs[N_OUT] = {
-        {.flag = "--out-ff", .staged = GW_OUTFILE_INIT},
-        {.flag = "--out-idx", .staged = GW_OUTFILE_INIT},
-        {.flag = "--out-best", .staged = GW_OUTFILE_INIT},
-        {.flag = "--out-focus", .staged = GW_OUTFILE_INIT},
+        {.flag = "--out-ff"},
+        {.flag = "--out-idx"},
+        {.flag = "--out-best"},
+        {.flag = "--out-focus"},
     };
     static const char *const measures[2] = {"log", "lap"};
     static const char *const borders[3] = {"zero", "replicate", "reflect101"};

@@ -14,6 +14,7 @@
 #include "grid_d4_host.h"
 #include "grid_d4_ref.h"
 #include "gw_arc.h"
+#include "gw_outfile.h"
 #include "gw_kernel.h"
 
 static const char *const run_value_options[] = {"--op", "--out-dir", "--output", "-o", NULL};
@@ -286,14 +287,28 @@ static int run_grid_d4(run_file *files, size_t n, int op, const gw_device_choice
             memcpy(g->cells, result->out + b.offset[k], (size_t)g->height * g->width);
         }
     }
-    for (size_t i = 0; i < n; i++) {
-        if (gw_arc_write(files[i].out_path, &files[i].task, err, sizeof err)) {
-            fprintf(stderr, "gpuwitness run: %s (%zu of %zu files written before this one)\n", err, i, n);
-            rc = GW_EXIT_FAIL;
-            goto done;
-        }
-        printf("  wrote %s\n", files[i].out_path);
+    /* All or nothing: stage every output (written and flushed beside its target), then put them in place as
+     * one set; on any failure no output exists and every existing target is as it was. */
+    gw_outfile *staged = malloc(n * sizeof *staged);
+    if (!staged) {
+        fprintf(stderr, "gpuwitness run: out of memory; nothing written\n");
+        rc = GW_EXIT_FAIL;
+        goto done;
     }
+    for (size_t i = 0; i < n; i++) staged[i] = (gw_outfile)GW_OUTFILE_INIT;
+    for (size_t i = 0; i < n && rc == GW_EXIT_OK; i++) {
+        if (gw_arc_stage(&staged[i], files[i].out_path, &files[i].task, err, sizeof err)) {
+            fprintf(stderr, "gpuwitness run: %s%s\n", err, strstr(err, "nothing written") ? "" : "; nothing written");
+            rc = GW_EXIT_FAIL;
+        }
+    }
+    if (rc == GW_EXIT_OK && gw_outfile_commit_all(staged, n, err, sizeof err)) { /* discards the set either way */
+        fprintf(stderr, "gpuwitness run: %s\n", err);
+        rc = GW_EXIT_FAIL;
+    }
+    for (size_t i = 0; i < n; i++) gw_outfile_discard(&staged[i]); /* what a failed stage left (no-op otherwise) */
+    free(staged);
+    for (size_t i = 0; rc == GW_EXIT_OK && i < n; i++) printf("  wrote %s\n", files[i].out_path);
 done:
     grid_d4_result_free(&got);
     grid_d4_result_free(&ref);
