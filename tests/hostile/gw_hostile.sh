@@ -32,6 +32,8 @@ npy_u2() {
 # tiff_u16 FILE PAGES HEIGHT WIDTH: a little-endian multi-page uint16 TIFF laid out as libtiff writes one:
 # page k's data (one strip of random bytes), then its IFD, whose last 4 bytes point to IFD k+1 (0 after the
 # last). A file cut inside such a pointer still holds every byte of the pages before it.
+# entry TAG TYPE VALUE: one 12-byte IFD entry of count 1 (TYPE 3 SHORT, padded; 4 LONG).
+entry() { le16 "$1"; le16 "$2"; le32 1; if [ "$2" = 3 ]; then le16 "$3"; le16 0; else le32 "$3"; fi; }
 tiff_u16() {
   local file=$1 pages=$2 h=$3 w=$4 k
   local bytes=$((h * w * 2)) ifd=$((2 + 9 * 12 + 4))
@@ -39,7 +41,6 @@ tiff_u16() {
     for ((k = 0; k < pages; k++)); do
       local data=$((8 + k * (bytes + ifd)))
       local next=$(( k + 1 < pages ? data + bytes + ifd + bytes : 0 ))
-      entry() { le16 "$1"; le16 "$2"; le32 1; if [ "$2" = 3 ]; then le16 "$3"; le16 0; else le32 "$3"; fi; }
       head -c "$bytes" /dev/urandom
       le16 9; entry 256 4 "$w"; entry 257 4 "$h"; entry 258 3 16; entry 259 3 1; entry 262 3 1
       entry 273 4 "$data"; entry 277 3 1; entry 278 4 "$h"; entry 279 4 "$bytes"; le32 "$next"

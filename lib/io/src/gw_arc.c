@@ -19,6 +19,7 @@
 #include "gw_arc.h"
 
 #include "gw_arc_syntax.h"
+#include "gw_io_err.h"
 #include "gw_infile.h"
 
 #include <errno.h>
@@ -33,15 +34,6 @@
 
 /* Real ARC files are a few kB; anything near this is not an ARC task and would only waste memory. */
 #define GW_ARC_MAX_FILE_BYTES (256u * 1024u * 1024u)
-
-static void set_err(char *err, size_t err_size, const char *fmt, ...)
-{
-    if (!err || err_size == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-}
 
 static const char *display_name(const char *name)
 {

@@ -4,21 +4,13 @@
  * rule it breaks; nothing is allocated but a fixed stack of brackets. The rules: gw_arc.h.
  */
 #include "gw_arc_syntax.h"
+#include "gw_io_err.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gw_arc.h" /* GW_ARC_MAX_NESTING */
-
-static void set_err(char *err, size_t err_size, const char *fmt, ...)
-{
-    if (!err || err_size == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-}
 
 
 static int is_digit(unsigned char c)

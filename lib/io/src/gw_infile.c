@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 #include "gw_infile.h"
+#include "gw_io_err.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,7 +21,7 @@ static const char *kind_of(mode_t mode)
 int gw_infile_open(const char *path, struct stat *st, char *err, size_t err_size)
 {
     if (!path || !*path) {
-        if (err && err_size) snprintf(err, err_size, "gw_infile_open: no path given");
+        set_err(err, err_size, "gw_infile_open: no path given");
         return -1;
     }
     /* A path that is not a regular file now is refused without being opened (opening a device can act on
@@ -29,7 +29,7 @@ int gw_infile_open(const char *path, struct stat *st, char *err, size_t err_size
      * keeps the open itself from waiting on a FIFO that took its place. */
     struct stat named;
     if (stat(path, &named) == 0 && !S_ISREG(named.st_mode)) {
-        if (err && err_size) snprintf(err, err_size, "%s: not a regular file (%s)", path, kind_of(named.st_mode));
+        set_err(err, err_size, "%s: not a regular file (%s)", path, kind_of(named.st_mode));
         return -1;
     }
     int fd;
@@ -37,24 +37,24 @@ int gw_infile_open(const char *path, struct stat *st, char *err, size_t err_size
         fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     while (fd < 0 && errno == EINTR);
     if (fd < 0) {
-        if (err && err_size) snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        set_err(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
     struct stat local;
     struct stat *s = st ? st : &local;
     if (fstat(fd, s) != 0) {
-        if (err && err_size) snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        set_err(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
     if (!S_ISREG(s->st_mode)) {
-        if (err && err_size) snprintf(err, err_size, "%s: not a regular file (%s)", path, kind_of(s->st_mode));
+        set_err(err, err_size, "%s: not a regular file (%s)", path, kind_of(s->st_mode));
         close(fd);
         return -1;
     }
     const int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-        if (err && err_size) snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+        set_err(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         close(fd);
         return -1;
     }

@@ -19,15 +19,7 @@
 #include <tiffio.h>
 
 #include "gw_infile.h"
-
-static void set_err(char *err, size_t err_size, const char *fmt, ...)
-{
-    if (!err || err_size == 0) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-}
+#include "gw_io_err.h"
 
 /* libtiff's messages for one file. The first error is kept for our own message. Warnings are sorted: the few
  * that only say libtiff skipped something this reader never uses (gw_tiff.h lists them) are dropped, so a CLI

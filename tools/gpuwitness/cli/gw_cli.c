@@ -39,12 +39,6 @@ int gw_cli_option(int argc, char **argv, int *i, const char *cmd, const char *na
     return 1;
 }
 
-int gw_cli_device_spec_valid(const char *spec)
-{
-    int ordinal; /* the one grammar of --device and GW_DEVICE: lib/witness gw_device_spec_parse */
-    return gw_device_spec_parse(spec, &ordinal);
-}
-
 const char *gw_cli_effective_device(const char *spec)
 {
     if (spec && *spec) return spec;
@@ -57,7 +51,8 @@ int gw_cli_select_device(const char *cmd, const char *spec, gw_device_choice *ch
     char err[512];
     if (gw_device_resolve(spec, choice, err, sizeof err) == 0) return 0;
     const char *effective = gw_cli_effective_device(spec);
-    if (!gw_cli_device_spec_valid(effective)) {
+    int ordinal;
+    if (!gw_device_spec_parse(effective, &ordinal)) { /* the one grammar of --device and GW_DEVICE */
         fprintf(stderr, "gpuwitness %s: %s\n", cmd, err);
         return GW_EXIT_USAGE;
     }

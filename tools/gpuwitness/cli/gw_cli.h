@@ -30,9 +30,6 @@ enum {
  * (message printed, naming the option). */
 int gw_cli_option(int argc, char **argv, int *i, const char *cmd, const char *name, const char **value);
 
-/* "cuda", "cuda:N", "cpu" or "auto". */
-int gw_cli_device_spec_valid(const char *spec);
-
 /* The device spec in effect: the --device value, else $GW_DEVICE, else "auto". */
 const char *gw_cli_effective_device(const char *spec);
 

@@ -144,7 +144,8 @@ static int set_option(bench_options *o, const char *name, const char *v)
         return parse_number(name, v, 0, 100, "must be a percentage greater than 0 and at most 100", &o->min_roofline)
                    ? GW_EXIT_USAGE : 0;
     if (!strcmp(name, "--device")) {
-        if (!gw_cli_device_spec_valid(v)) {
+        int ordinal;
+        if (!gw_device_spec_parse(v, &ordinal)) {
             fprintf(stderr, "gpuwitness bench: --device '%s': must be one of cuda, cuda:N, cpu, auto\n", v);
             return GW_EXIT_USAGE;
         }

@@ -298,7 +298,7 @@ static int run_grid_d4(run_file *files, size_t n, int op, const gw_device_choice
     for (size_t i = 0; i < n; i++) staged[i] = (gw_outfile)GW_OUTFILE_INIT;
     for (size_t i = 0; i < n && rc == GW_EXIT_OK; i++) {
         if (gw_arc_stage(&staged[i], files[i].out_path, &files[i].task, err, sizeof err)) {
-            fprintf(stderr, "gpuwitness run: %s%s\n", err, strstr(err, "nothing written") ? "" : "; nothing written");
+            fprintf(stderr, "gpuwitness run: %s\n", err); /* every gw_arc_stage message ends "; nothing written" */
             rc = GW_EXIT_FAIL;
         }
     }
