@@ -130,7 +130,7 @@ if [ -x "$cli" ]; then
   "$cli" doctor > "$out/doctor.txt" 2>&1; rc=$?; note "gpuwitness doctor: exit $rc"; [ $rc -eq 0 ] || fail "doctor"
   "$cli" check > "$out/check.txt" 2>&1; rc=$?; note "gpuwitness check: exit $rc"; [ $rc -eq 0 ] || fail "check"
   # Chrome traces (Perfetto, chrome://tracing) of each kernel's host path, with the ledger checked.
-  for k in grid-d4 focus-stack ex2d; do
+  for k in grid-d4 focus-stack ex2d grid-objects; do
     "$cli" trace "$k" --out "$out/trace-$k.json" > "$out/trace-$k.txt" 2>&1; rc=$?
     note "gpuwitness trace $k: exit $rc"; [ $rc -eq 0 ] || fail "trace $k"
   done

@@ -6,6 +6,9 @@
 #   bench_usage_* (host;bench)          bad options: exit 2, the option and its rule named, nothing written
 #   bench_*_no_gpu_* (host;bench)       the no-GPU contract (skipped where a GPU is usable), --trace's included
 #   bench_trace_grid_d4_reads_back      --trace where a GPU is: the file read back (skipped without GPU or CUPTI)
+#   bench_html_* (host;bench)           --html: the page of a CPU run (bench/report.py: needs python3-matplotlib
+#                                       and python3-jinja2), and a missing python3 or module: exit 1, named, nothing
+#                                       written (the page itself is checked in a browser: tests/report/)
 #   bench_cpu.memcheck                  the CPU path and the dump under the Valgrind gate
 # (canary_bench_slow_path, a serial grid_d4 that only the guard can catch, is in tests/grid_d4/.)
 
@@ -55,6 +58,13 @@ foreach(case
   gw_cli_test(NAME bench_usage_${name} RC 2 WORKDIR FILES none LABELS host bench STDERR "${message}"
     ARGS bench --json out.json ${args})
 endforeach()
+gw_cli_test(NAME bench_usage_html_unwritable RC 2 WORKDIR FILES none LABELS host bench
+  STDERR "--html: missing/r.html: cannot create" ARGS bench --size smoke --html missing/r.html)
+gw_cli_test(NAME bench_usage_baseline_without_html RC 2 WORKDIR FILES none LABELS host bench
+  STDERR "--baseline: compares in the HTML report: it needs --html FILE"
+  ARGS bench --size smoke --baseline ${PROJECT_SOURCE_DIR}/tests/report/bench-cpu-smoke.json)
+gw_cli_test(NAME bench_usage_baseline_missing RC 2 WORKDIR FILES none LABELS host bench
+  STDERR "--baseline 'old.json': cannot read it" ARGS bench --size smoke --html r.html --baseline old.json)
 gw_cli_test(NAME bench_usage_json_unwritable RC 2 WORKDIR FILES none LABELS host bench
   STDERR "--json: missing/out.json: cannot create" ARGS bench --size smoke --json missing/out.json)
 gw_cli_test(NAME bench_usage_trace_gw_device_cpu RC 2 WORKDIR FILES none ENV GW_DEVICE=cpu LABELS host bench
@@ -75,6 +85,20 @@ gw_cli_test(NAME bench_cuda_no_gpu_skips RC 77 SKIP_STDOUT "GPU part runs on cud
   --device cuda)
 gw_cli_test(NAME bench_require_gpu_no_gpu_fails RC 1 SKIP_STDOUT "GPU part runs on cuda:" ENV GW_REQUIRE_GPU=1
   LABELS host bench STDERR "no usable GPU: .*GW_REQUIRE_GPU=1" ARGS bench --size smoke)
+
+# --html: the page of a CPU run, with a comparison, through a staged file (only r.html and the JSON remain);
+# without python3 or one of its modules bench fails before any work, naming it, and writes nothing.
+gw_cli_test(NAME bench_html_cpu RC 0 WORKDIR FILES out.json,r.html LABELS host bench TIMEOUT 300
+  STDOUT "bench: wrote r.html \\(HTML report\\).*bench: ok on the CPU only"
+  ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1 --device cpu --json out.json --html r.html
+  --baseline ${PROJECT_SOURCE_DIR}/tests/report/bench-cpu-smoke.json)
+gw_cli_test(NAME bench_html_missing_python RC 1 WORKDIR FILES none LABELS host bench ENV GW_PYTHON=/nonexistent/python3
+  STDERR "--html needs python3 with matplotlib and jinja2 .*cannot run /nonexistent/python3.*nothing written"
+  ARGS bench grid_d4 --size smoke --device cpu --json out.json --html r.html --dump-inputs in)
+gw_cli_test(NAME bench_html_missing_jinja2 RC 1 WORKDIR FILES none LABELS host bench
+  ENV PYTHONPATH=${PROJECT_SOURCE_DIR}/tests/report/shadow_jinja2
+  STDERR "missing: jinja2 \\(Debian package python3-jinja2: hidden by the test.*nothing written"
+  ARGS bench grid_d4 --size smoke --device cpu --json out.json --html r.html)
 
 # --trace without a GPU: the benchmark's CPU part and its JSON still come, the trace is not written, exit 77.
 gw_cli_test(NAME bench_trace_no_gpu_skips RC 77 SKIP_STDOUT "GPU part runs on cuda:" WORKDIR FILES out.json

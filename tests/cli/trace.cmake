@@ -58,7 +58,8 @@ set(gw_trace_ex2d_kernels "ex2d_spots_kernel,ex2d_validate_kernel,ex2d_normal_ke
 string(APPEND gw_trace_ex2d_kernels ",ex2d_cblocks_kernel,ex2d_jacobi_kernel,ex2d_outputs_kernel")
 foreach(spec "grid-d4|grid_d4_validate_kernel,grid_d4_transform_kernel|10|grid_d4/upload"
              "focus-stack|focus_stack_fast_kernel|5|focus_stack/upload"
-             "ex2d|${gw_trace_ex2d_kernels}|18|ex2d/upload")
+             "ex2d|${gw_trace_ex2d_kernels}|18|ex2d/upload"
+             "grid-objects|grid_objects_validate_kernel,grid_objects_label_kernel|15|grid_objects/upload")
   string(REPLACE "|" ";" parts "${spec}")
   list(GET parts 0 kernel)
   list(GET parts 1 kernels)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * `gpuwitness run grid_d4 --device cpu --op OP -o OUT TASK.json` end to end, in one process, on a fuzzed task
- * file: the steps of tools/gpuwitness/kernels/grid_d4/grid_d4_run.c (its functions are static to the CLI, so
- * they are followed here call for call). The input is the file, passed through fuzz_memfile to gw_arc_read;
+ * file: the steps of tools/gpuwitness/kernels/grid_d4/grid_d4_run.c and of the batch building it shares with
+ * grid_objects (tools/gpuwitness/kernels/gw_arc_run.c), followed here call for call. The input is the file, passed through fuzz_memfile to gw_arc_read;
  * a hash of its bytes picks the op (all eight) and how the output is committed:
  *   read     gw_arc_read; a refused file leaves the task zeroed and nothing in the output directory;
  *   compute  the packed grid_d4 batch of every grid (grid_d4_batch_make, as the CLI builds it),

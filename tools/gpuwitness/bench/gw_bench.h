@@ -241,6 +241,21 @@ int gw_bench_cpu_threads(void);
 /* The "environment" object: GPU, CUDA versions, CPU, build, git commit (gw_bench_env.c). */
 cJSON *gw_bench_environment(const gw_bench_run *run);
 
+/* --html (gw_bench_html.c): the page is made by bench/report.py (Python 3, matplotlib, Jinja2), run by
+ * python3: $GW_PYTHON, else /usr/bin/python3 (Debian's, where the packages go), else python3 on PATH; the script
+ * is $GW_BENCH_REPORT, else GW_REPORT_RELPATH from the directory of this executable (share/gpuwitness/report.py
+ * beside bin/ when installed; the build tree holds a copy at the same place relative to tools/). */
+typedef struct gw_bench_html {
+    char python[4096], script[4096];
+} gw_bench_html;
+/* Finds both and checks that the script's imports work, before any work. 0, or -1 with err naming what is
+ * missing (python3, report.py, or the modules with their Debian packages). */
+int gw_bench_html_prepare(gw_bench_html *h, char *err, size_t err_size);
+/* Runs report.py on the bench JSON text (fed on its stdin), with an optional baseline file, its page going to
+ * out_fd (a staged gw_outfile). 0, or -1 with err. */
+int gw_bench_html_render(const gw_bench_html *h, const char *json_text, const char *baseline, int out_fd, char *err,
+                         size_t err_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,7 @@ static void print_help(void)
     fputs("usage: gpuwitness bench [KERNEL...] [--size smoke|small|realistic|full] [--json FILE]\n"
     "                        [--min-speedup X] [--min-roofline P] [--dump-inputs DIR] [--device D]\n"
     "                        [--reps N] [--cpu-reps N] [--seed N] [--trace FILE [--wait N] [--warmup N] [--active N]]\n"
+    "                        [--html FILE [--baseline OLD.json]]\n"
     "\n"
     "Times each kernel (default: all of them) against its CPU reference, single-threaded and\n"
     "multithreaded, and against the device-to-device copy roofline measured in the same run. GPU times are\n"
@@ -38,6 +39,10 @@ static void print_help(void)
     "options:\n"
     "  --size S          smoke (tiny, for CTest), small, realistic (default) or full (the largest batches)\n"
     "  --json FILE       the results as one JSON object: environment, method, roofline, measurements, guard\n"
+    "  --html FILE       the results as one self-contained HTML page with charts, made by bench/report.py\n"
+    "                    (needs python3, matplotlib and jinja2: checked before any work)\n"
+    "  --baseline OLD    with --html: compare with an earlier run's --json file; a figure slower beyond the\n"
+    "                    measured spread is marked as a regression (docs/benchmarks.md)\n"
     "  --min-speedup X   guard: fail (exit 1) when a kernel is less than X times faster than the\n"
     "                    multithreaded CPU reference (kernel-only time)\n"
     "  --min-roofline P  guard: fail (exit 1) when a kernel reaches less than P percent of the copy roofline\n"
@@ -99,7 +104,7 @@ static int parse_number(const char *option, const char *text, double lo_exclusiv
 }
 
 typedef struct bench_options {
-    const char *device, *json, *dump_dir;
+    const char *device, *json, *dump_dir, *html, *baseline;
     uint64_t selected; /* bit k: gw_kernels[k] (the table has fewer than 64 kernels) */
     int any_selected;
     gw_bench_tier tier;
@@ -112,9 +117,9 @@ typedef struct bench_options {
 } bench_options;
 
 /* The options that take a value; set_option gives each its meaning. */
-static const char *const value_options[] = {"--size", "--json", "--min-speedup", "--min-roofline", "--dump-inputs",
-                                            "--device", "--reps", "--cpu-reps", "--seed", "--trace", "--wait",
-                                            "--warmup", "--active"};
+static const char *const value_options[] = {"--size", "--json", "--html", "--baseline", "--min-speedup",
+                                            "--min-roofline", "--dump-inputs", "--device", "--reps", "--cpu-reps",
+                                            "--seed", "--trace", "--wait", "--warmup", "--active"};
 
 /* 0, or GW_EXIT_USAGE with the option and its rule printed. */
 static int set_option(bench_options *o, const char *name, const char *v)
@@ -131,6 +136,20 @@ static int set_option(bench_options *o, const char *name, const char *v)
     }
     if (!strcmp(name, "--json")) {
         o->json = v;
+        return 0;
+    }
+    if (!strcmp(name, "--html")) {
+        o->html = v;
+        return 0;
+    }
+    if (!strcmp(name, "--baseline")) {
+        FILE *f = fopen(v, "r");
+        if (!f) {
+            fprintf(stderr, "gpuwitness bench: --baseline '%s': cannot read it: %s\n", v, strerror(errno));
+            return GW_EXIT_USAGE;
+        }
+        fclose(f);
+        o->baseline = v;
         return 0;
     }
     if (!strcmp(name, "--dump-inputs")) {
@@ -218,8 +237,8 @@ static int parse(int argc, char **argv, bench_options *o)
         if (matched) continue;
         if (argv[i][0] == '-') {
             fprintf(stderr, "gpuwitness bench: unknown option '%s': options are --size, --json, --min-speedup, "
-                    "--min-roofline, --dump-inputs, --device, --reps, --cpu-reps, --seed, --trace, --wait, --warmup, "
-                    "--active, --help\n", argv[i]);
+                    "--min-roofline, --html, --baseline, --dump-inputs, --device, --reps, --cpu-reps, --seed, --trace, "
+                    "--wait, --warmup, --active, --help\n", argv[i]);
             return GW_EXIT_USAGE;
         }
         if (select_kernel(o, argv[i])) return GW_EXIT_USAGE;
@@ -230,6 +249,10 @@ static int parse(int argc, char **argv, bench_options *o)
     if (guard && !strcmp(gw_cli_effective_device(o->device), "cpu")) {
         fprintf(stderr, "gpuwitness bench: --min-speedup and --min-roofline measure the GPU: they cannot be used "
                 "with device cpu\n");
+        return GW_EXIT_USAGE;
+    }
+    if (o->baseline && !o->html) {
+        fprintf(stderr, "gpuwitness bench: --baseline: compares in the HTML report: it needs --html FILE\n");
         return GW_EXIT_USAGE;
     }
     char msg[256];
@@ -295,6 +318,23 @@ static int finish_output(gw_outfile *f, const cJSON *json, const char *what)
                    gw_outfile_write(f, "\n", 1, err, sizeof err) || gw_outfile_finish(f, err, sizeof err) ||
                    gw_outfile_commit(f, err, sizeof err);
     if (rc) fprintf(stderr, "gpuwitness bench: writing the %s: %s\n", what, err);
+    gw_outfile_discard(f);
+    cJSON_free(text);
+    return rc ? -1 : 0;
+}
+
+/* Runs bench/report.py on the document into f and renames it over its target; 0, or -1 (printed). f is
+ * discarded either way. */
+static int finish_html(gw_outfile *f, const char *target, const gw_bench_html *h, const cJSON *doc,
+                       const char *baseline)
+{
+    char err[8192] = "out of memory formatting the JSON";
+    char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+    fflush(stdout); /* the script's own messages go to stderr, after ours */
+    const int rc = !text || gw_bench_html_render(h, text, baseline, f->fd, err, sizeof err) ||
+                   gw_outfile_finish(f, err, sizeof err) || gw_outfile_commit(f, err, sizeof err);
+    if (rc) fprintf(stderr, "gpuwitness bench: --html: %s; %s not written\n", err, target);
+    else printf("bench: wrote %s (HTML report)\n", target);
     gw_outfile_discard(f);
     cJSON_free(text);
     return rc ? -1 : 0;
@@ -465,14 +505,24 @@ int gw_cmd_bench(int argc, char **argv)
     gw_device_choice dev;
     const int sel = select_device(&o, &dev, &run);
     if (sel == GW_EXIT_USAGE || sel == GW_EXIT_FAIL) return sel;
-    gw_outfile json_file = GW_OUTFILE_INIT, manifest_file = GW_OUTFILE_INIT;
+    /* A page that cannot be made must fail before a long run, before anything is created. */
+    gw_bench_html html = {{0}, {0}};
+    char html_err[2048];
+    if (o.html && gw_bench_html_prepare(&html, html_err, sizeof html_err)) {
+        fprintf(stderr, "gpuwitness bench: %s; nothing written\n", html_err);
+        return GW_EXIT_FAIL;
+    }
+    gw_outfile json_file = GW_OUTFILE_INIT, manifest_file = GW_OUTFILE_INIT, html_file = GW_OUTFILE_INIT;
     char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", o.dump_dir ? o.dump_dir : ".");
     if ((o.json && open_output(&json_file, o.json, "--json")) || (o.trace && !trace_writable(o.trace)) ||
+        (o.html && open_output(&html_file, o.html, "--html")) ||
         (o.dump_dir && (prepare_dump_dir(o.dump_dir) || open_output(&manifest_file, path, "--dump-inputs")))) {
         gw_outfile_discard(&json_file);
+        gw_outfile_discard(&html_file);
         return GW_EXIT_USAGE;
     }
+
     if (run.reps < GW_BENCH_METHOD_REPS)
         fprintf(stderr, "gpuwitness bench: --reps %d is below the method's %d repetitions: a smoke run, not a "
                 "measurement\n", run.reps, GW_BENCH_METHOD_REPS);
@@ -506,9 +556,10 @@ int gw_cmd_bench(int argc, char **argv)
         failed = 1;
     }
 
-    if (o.json) {
+    if (o.json || o.html) {
         cJSON *doc = document(&run, &o, guard, failed);
-        if (finish_output(&json_file, doc, "--json file")) failed = 1;
+        if (o.json && finish_output(&json_file, doc, "--json file")) failed = 1;
+        if (o.html && finish_html(&html_file, o.html, &html, doc, o.baseline)) failed = 1;
         cJSON_Delete(doc);
     }
     if (o.dump_dir) {

@@ -7,3 +7,4 @@
 GW_KERNEL(grid_d4)
 GW_KERNEL(focus_stack)
 GW_KERNEL(ex2d_patch)
+GW_KERNEL(grid_objects)

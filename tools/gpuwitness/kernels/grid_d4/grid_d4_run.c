@@ -2,18 +2,19 @@
  * grid_d4 in the CLI: its table record and `gpuwitness run grid_d4`, which applies one D4 op to every grid
  * (train and test, inputs and outputs) of ARC task files. Everything is checked before anything is written:
  * the command line, the output locations, every input file, and (on the GPU) the result against grid_d4_ref
- * and the witness. All grids of all files go to the GPU in one batched launch.
+ * and the witness. All grids of all files go to the GPU in one batched launch. The output locations, the
+ * reading of the files into one batch and the witness report are gw_arc_run.h's, shared with grid_objects.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "grid_d4_batch.h"
 #include "grid_d4_host.h"
 #include "grid_d4_ref.h"
 #include "gw_arc.h"
+#include "gw_arc_run.h"
 #include "gw_outfile.h"
 #include "gw_kernel.h"
 
@@ -59,127 +60,11 @@ static const char run_help[] =
     "GPU under GW_REQUIRE_GPU=1; 2 bad usage (unknown op or option, bad output location, output = input);\n"
     "77 --device cuda or cuda:N without a usable GPU (GW_REQUIRE_GPU unset): nothing written.\n";
 
-typedef struct run_file {
-    const char *path;
-    char *out_path;
-    gw_arc_task task;
-    size_t first_grid, n_grids;
-} run_file;
-
 static int op_from_name(const char *name)
 {
     for (int op = 0; op < 8; op++)
         if (!strcmp(name, grid_d4_op_name(op))) return op;
     return -1;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* Output checks, before any input is read: the place must be writable in principle and must not be an
- * input or another output. GW_EXIT_OK or GW_EXIT_USAGE (message printed). */
-static int plan_outputs(run_file *files, size_t n, const char *out_dir, const char *out_file)
-{
-    struct stat st;
-    if (out_dir) {
-        if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "gpuwitness run: --out-dir '%s': not an existing directory (create it first)\n", out_dir);
-            return GW_EXIT_USAGE;
-        }
-    } else {
-        /* The directory of -o must exist, or the write would fail only after all the work. */
-        char *dir = strdup(out_file);
-        if (!dir) {
-            fprintf(stderr, "gpuwitness run: out of memory\n");
-            return GW_EXIT_USAGE;
-        }
-        char *slash = strrchr(dir, '/');
-        if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
-        const int ok = stat(slash ? dir : ".", &st) == 0 && S_ISDIR(st.st_mode);
-        if (!ok) fprintf(stderr, "gpuwitness run: -o '%s': directory '%s' does not exist\n", out_file, dir);
-        free(dir);
-        if (!ok) return GW_EXIT_USAGE;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const char *name = base_name(files[i].path);
-        if (out_dir) {
-            size_t size = strlen(out_dir) + strlen(name) + 2;
-            files[i].out_path = malloc(size);
-            if (!files[i].out_path) {
-                fprintf(stderr, "gpuwitness run: out of memory\n");
-                return GW_EXIT_USAGE;
-            }
-            const size_t dir_len = strlen(out_dir); /* "out/" and "out" give the same "out/name" */
-            const char *sep = dir_len && out_dir[dir_len - 1] == '/' ? "" : "/";
-            snprintf(files[i].out_path, size, "%s%s%s", out_dir, sep, name);
-        } else {
-            files[i].out_path = strdup(out_file);
-            if (!files[i].out_path) {
-                fprintf(stderr, "gpuwitness run: out of memory\n");
-                return GW_EXIT_USAGE;
-            }
-        }
-        if (!*name) {
-            fprintf(stderr, "gpuwitness run: '%s': not a file name\n", files[i].path);
-            return GW_EXIT_USAGE;
-        }
-        for (size_t j = 0; j < i; j++) {
-            if (!strcmp(files[j].out_path, files[i].out_path)) {
-                fprintf(stderr, "gpuwitness run: '%s' and '%s' would both be written to '%s': input file names "
-                        "must differ with --out-dir\n", files[j].path, files[i].path, files[i].out_path);
-                return GW_EXIT_USAGE;
-            }
-        }
-        struct stat out_st;
-        if (stat(files[i].out_path, &out_st) != 0) continue; /* a new file: it cannot be an input */
-        if (!S_ISREG(out_st.st_mode)) {
-            fprintf(stderr, "gpuwitness run: output '%s' exists and is not a regular file\n", files[i].out_path);
-            return GW_EXIT_USAGE;
-        }
-        /* Same file by identity, not by name: "a/x.json" and "./a/../a/x.json" are one file. */
-        for (size_t j = 0; j < n; j++) {
-            struct stat in_st;
-            if (stat(files[j].path, &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-                fprintf(stderr, "gpuwitness run: output '%s' is the input file '%s': refusing to overwrite an input\n",
-                        files[i].out_path, files[j].path);
-                return GW_EXIT_USAGE;
-            }
-        }
-    }
-    return GW_EXIT_OK;
-}
-
-/* All grids of all files in one packed batch, in file order. 0, or -1 out of memory. */
-static int build_batch(run_file *files, size_t n, int op, grid_d4_batch *b)
-{
-    size_t grids = 0;
-    for (size_t i = 0; i < n; i++) {
-        files[i].first_grid = grids;
-        files[i].n_grids = gw_arc_grid_count(&files[i].task);
-        grids += files[i].n_grids;
-    }
-    uint16_t *h = malloc((grids + 1) * sizeof *h), *w = malloc((grids + 1) * sizeof *w);
-    int rc = h && w ? 0 : -1;
-    for (size_t i = 0, k = 0; !rc && i < n; i++) {
-        for (size_t j = 0; j < files[i].n_grids; j++, k++) {
-            const gw_arc_grid *g = gw_arc_grid_at(&files[i].task, j);
-            h[k] = g->height;
-            w[k] = g->width;
-        }
-    }
-    if (!rc) rc = grid_d4_batch_make(b, grids, h, w, GRID_D4_PACKED, 0, "the grids of the input files");
-    free(h);
-    free(w);
-    if (rc) return -1;
-    grid_d4_batch_set_op(b, op);
-    for (size_t i = 0, k = 0; i < n; i++) {
-        for (size_t j = 0; j < files[i].n_grids; j++, k++)
-            memcpy(grid_d4_batch_grid(b, k), gw_arc_grid_at(&files[i].task, j)->cells, (size_t)grid_d4_batch_cells_of(b, k));
-    }
-    return 0;
 }
 
 /* The GPU result into got, compared with ref and witnessed. GW_EXIT_OK or GW_EXIT_FAIL (printed). */
@@ -206,15 +91,7 @@ static int transform_on_gpu(const grid_d4_batch *b, const grid_d4_result *ref, g
             fprintf(stderr, "gpuwitness run: the GPU result differs from grid_d4_ref; nothing written:\n%s", msg);
             rc = GW_EXIT_FAIL;
         }
-        if (res.witness_violations) {
-            for (char *line = strtok(res.witness_check, "\n"); line; line = strtok(NULL, "\n"))
-                fprintf(stderr, "gpuwitness run: witness violation: %s\n", line);
-            fprintf(stderr, "gpuwitness run: the witness does not prove the GPU computed this; nothing written\n");
-            rc = GW_EXIT_FAIL;
-        } else if (res.witness_check[0]) {
-            for (char *line = strtok(res.witness_check, "\n"); line; line = strtok(NULL, "\n"))
-                printf("  witness %s\n", line);
-        }
+        if (gw_arc_run_report_witness(res.witness_check, res.witness_violations)) rc = GW_EXIT_FAIL;
         if (rc == GW_EXIT_OK)
             printf("  result: bit-exact with grid_d4_ref, witness checks out (%.2f ms incl. transfers)\n",
                    res.ms_end_to_end);
@@ -227,27 +104,13 @@ static int transform_on_gpu(const grid_d4_batch *b, const grid_d4_result *ref, g
 }
 
 /* Reads every input, computes, checks, and only then writes. Owns nothing of its caller's. */
-static int run_grid_d4(run_file *files, size_t n, int op, const gw_device_choice *dev)
+static int run_grid_d4(gw_arc_run_file *files, size_t n, int op, const gw_device_choice *dev)
 {
     char err[1024];
-    int bad_inputs = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (gw_arc_read(files[i].path, &files[i].task, err, sizeof err)) {
-            fprintf(stderr, "gpuwitness run: %s\n", err);
-            bad_inputs++;
-        }
-    }
-    if (bad_inputs) {
-        fprintf(stderr, "gpuwitness run: %d of %zu input file(s) unusable; nothing written\n", bad_inputs, n);
-        return GW_EXIT_FAIL;
-    }
     grid_d4_batch b;
     grid_d4_result ref = {0}, got = {0};
-    int rc = GW_EXIT_OK;
-    if (build_batch(files, n, op, &b)) {
-        fprintf(stderr, "gpuwitness run: out of memory; nothing written\n");
-        return GW_EXIT_FAIL;
-    }
+    int rc = gw_arc_run_read_batch(files, n, op, &b);
+    if (rc != GW_EXIT_OK) return rc;
     if (grid_d4_result_init(&ref, &b) || grid_d4_result_init(&got, &b)) {
         fprintf(stderr, "gpuwitness run: out of memory; nothing written\n");
         rc = GW_EXIT_FAIL;
@@ -323,7 +186,7 @@ int gw_grid_d4_run(int argc, char **argv)
     const char **inputs = calloc((size_t)argc, sizeof *inputs);
     size_t n_inputs = 0;
     int rc = GW_EXIT_USAGE, options_done = 0;
-    run_file *files = NULL;
+    gw_arc_run_file *files = NULL;
     if (!inputs) {
         fprintf(stderr, "gpuwitness run: out of memory\n");
         return GW_EXIT_FAIL;
@@ -372,27 +235,7 @@ int gw_grid_d4_run(int argc, char **argv)
                 "rot270, hmirror, vmirror, dmirror, cmirror\n", op_name);
         goto out;
     }
-    if (n_inputs == 0) {
-        fprintf(stderr, "gpuwitness run grid_d4: no TASK.json given\n");
-        goto out;
-    }
-    if (!!out_dir == !!out_file) {
-        fprintf(stderr, "gpuwitness run grid_d4: give exactly one of --out-dir DIR and -o FILE\n");
-        goto out;
-    }
-    if (out_file && n_inputs != 1) {
-        fprintf(stderr, "gpuwitness run grid_d4: -o '%s' takes one input, got %zu: use --out-dir for several\n",
-                out_file, n_inputs);
-        goto out;
-    }
-    files = calloc(n_inputs, sizeof *files);
-    if (!files) {
-        fprintf(stderr, "gpuwitness run: out of memory\n");
-        rc = GW_EXIT_FAIL;
-        goto out;
-    }
-    for (size_t i = 0; i < n_inputs; i++) files[i].path = inputs[i];
-    rc = plan_outputs(files, n_inputs, out_dir, out_file);
+    rc = gw_arc_run_plan("grid_d4", inputs, n_inputs, out_dir, out_file, &files);
     if (rc != GW_EXIT_OK) goto out;
 
     gw_device_choice dev;
@@ -408,11 +251,7 @@ int gw_grid_d4_run(int argc, char **argv)
                 dev.reason);
     rc = run_grid_d4(files, n_inputs, op, &dev);
 out:
-    for (size_t i = 0; files && i < n_inputs; i++) {
-        gw_arc_free(&files[i].task);
-        free(files[i].out_path);
-    }
-    free(files);
+    gw_arc_run_files_free(files, n_inputs);
     free(inputs);
     return rc;
 }

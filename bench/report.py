@@ -1,0 +1,610 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Turns `gpuwitness bench --json` results into one self-contained HTML page: the environment, per kernel a
+table and a bar chart (log scale, the copy roofline drawn), scaling with problem size, every case's witness
+receipt, the utilisation timeline where the run has one, and with --baseline a comparison of two runs judged
+as nvbench's compare script judges them. How to read it: docs/benchmarks.md, "The HTML report".
+
+usage: report.py RUN.json [RUN.json ...] [--baseline OLD.json] [--peer PEER.json ...] [-o OUT.html]
+       report.py --check-deps
+
+RUN "-" reads the JSON from stdin (how `gpuwitness bench --html` calls it); -o - (the default) writes the page
+to stdout, any other OUT through a temporary file renamed when complete. Figures are inline SVG, the page
+loads nothing (no network, fonts or scripts from elsewhere). Needs Python 3, matplotlib and Jinja2 (Debian:
+python3-matplotlib, python3-jinja2). Exit status: 0 page written; 1 an input is missing or malformed, or a
+dependency is missing (named on stderr; --check-deps prints the missing ones on stdout); 2 bad usage.
+"""
+import argparse
+import io
+import math
+import json
+import os
+import re
+import sys
+import tempfile
+
+DEPENDENCIES = (("matplotlib", "python3-matplotlib"), ("jinja2", "python3-jinja2"))
+
+# The figures a comparison judges: key in a measurement, and what the page calls it.
+TIMES = (("gpu_kernel_ms", "GPU kernel"), ("gpu_end_to_end_ms", "GPU end to end"),
+         ("cpu_1t_ms", "CPU reference, 1 thread"), ("cpu_mt_ms", "CPU reference, all threads"))
+NOT_ON_GPU = "not measured on a GPU"
+NO_SAMPLES = "no utilisation samples in this run"
+
+
+def missing_dependencies():
+    """[(module, Debian package)] that cannot be imported, with the reason."""
+    missing = []
+    for module, package in DEPENDENCIES:
+        try:
+            __import__(module)
+        except Exception as e:  # noqa: BLE001 - any failure to import means the page cannot be made
+            missing.append((module, package, str(e)))
+    return missing
+
+
+def fail(message):
+    sys.stderr.write(f"report.py: {message}\n")
+    sys.exit(1)
+
+
+def load_json(path, what):
+    try:
+        if path == "-":
+            return json.load(sys.stdin)
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{what} '{path}': {e}")
+
+
+def check_bench(doc, path):
+    if not isinstance(doc, dict) or doc.get("schema") != "gpuwitness-bench/1":
+        fail(f"'{path}': not a gpuwitness bench result (schema must be \"gpuwitness-bench/1\")")
+    for key in ("environment", "method", "measurements"):
+        if key not in doc:
+            fail(f"'{path}': key '{key}' missing")
+    return doc
+
+
+def median(stats):
+    return stats.get("median") if isinstance(stats, dict) else None
+
+
+def spread(stats):
+    """The relative spread of one figure: (max - min) / median, or None where it cannot be told."""
+    if not isinstance(stats, dict):
+        return None
+    lo, mid, hi = stats.get("min"), stats.get("median"), stats.get("max")
+    if None in (lo, mid, hi) or not mid or mid <= 0:
+        return None
+    return (hi - lo) / mid
+
+
+def judge(base, cur):
+    """nvbench_compare.py's rule on our statistics (docs/benchmarks.md, "Comparing two runs"): the noise is the
+    smaller of the two relative spreads (the one that exists when only one does); no noise at all is unknown;
+    a relative change within the noise is the same; beyond it, faster or slower (a regression)."""
+    b, c = median(base), median(cur)
+    if not b or not c:
+        return None
+    frac = (c - b) / b
+    noises = [n for n in (spread(base), spread(cur)) if n]
+    noise = min(noises) if noises else None
+    if not noise:
+        status = "unknown"
+    elif abs(frac) <= noise:
+        status = "same"
+    elif frac < 0:
+        status = "faster"
+    else:
+        status = "slower"
+    return {"base": b, "cur": c, "ratio": c / b, "frac": frac, "noise": noise, "base_noise": spread(base),
+            "cur_noise": spread(cur), "status": status}
+
+
+def fmt_ms(v):
+    if v is None:
+        return "-"
+    if v >= 100:
+        return f"{v:.0f} ms"
+    if v >= 1:
+        return f"{v:.3g} ms"
+    if v >= 1e-3:
+        return f"{v * 1e3:.3g} µs"
+    return f"{v * 1e6:.3g} ns"
+
+
+def fmt_stats(stats):
+    """(median, 'min – max, n reps') of a timing, or ('-', '')."""
+    if not isinstance(stats, dict):
+        return ("-", "")
+    return (fmt_ms(stats.get("median")),
+            f"{fmt_ms(stats.get('min'))} – {fmt_ms(stats.get('max'))}, {stats.get('reps')} reps")
+
+
+def fmt_num(v, spec=".3g", unit=""):
+    return "-" if v is None else format(v, spec) + unit
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", str(text)).strip("-")
+
+
+class Charts:
+    """matplotlib figures as inline SVG with text kept as text (labels the browser test can read)."""
+
+    def __init__(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        self.plt = plt
+        matplotlib.rcParams.update({"svg.fonttype": "none", "font.family": "sans-serif", "font.size": 9,
+                                    "axes.spines.top": False, "axes.spines.right": False})
+        self.matplotlib = matplotlib
+
+    def svg(self, fig, name):
+        # A salt per figure keeps the ids of clip paths unique across the page's inline SVGs.
+        self.matplotlib.rcParams["svg.hashsalt"] = name
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight")
+        self.plt.close(fig)
+        text = buf.getvalue()
+        return text[text.index("<svg"):]
+
+    def bars(self, name, groups, series, roofline, title):
+        """Horizontal bars on a log time axis: groups are the cases, series (label, colour, [value per group])
+        the implementations; roofline a minimum time per group (or None) drawn as a black tick."""
+        plt = self.plt
+        n_series = max(1, len(series))
+        height = 0.8 / n_series
+        fig, ax = plt.subplots(figsize=(8.5, 0.9 + 0.28 * n_series * len(groups) + 0.25 * len(groups)))
+        count = 0
+        for s, (label, colour, values) in enumerate(series):
+            first = True
+            for g, v in enumerate(values):
+                if v is None or v <= 0:
+                    continue
+                y = g + (s - (n_series - 1) / 2) * height
+                bar = ax.barh(y, v, height=height * 0.92, color=colour, label=label if first else None)
+                bar.patches[0].set_gid(f"bar-{name}-{g}-{s}")
+                ax.text(v, y, " " + fmt_ms(v), va="center", fontsize=7)
+                first = False
+                count += 1
+        if roofline and any(r for r in roofline):
+            first = True
+            for g, r in enumerate(roofline):
+                if r:
+                    ax.plot([r, r], [g - 0.45, g + 0.45], color="black", linewidth=2,
+                            label="copy roofline (least possible time)" if first else None,
+                            gid=f"roofline-{name}-{g}")
+                    first = False
+        ax.set_xscale("log")
+        ax.set_yticks(range(len(groups)))
+        ax.set_yticklabels(groups)
+        ax.invert_yaxis()
+        ax.set_xlabel("median time per call (log scale; shorter is faster)")
+        ax.xaxis.set_major_formatter(self.matplotlib.ticker.FuncFormatter(lambda v, _: fmt_ms(v)))
+        ax.xaxis.set_minor_formatter(self.matplotlib.ticker.NullFormatter())
+        ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3, frameon=False, fontsize=8)
+        ax.set_title(title, loc="left", pad=12 + 12 * math.ceil((len(series) + 1) / 3))
+        return self.svg(fig, name), count
+
+    def scaling(self, name, lines, title):
+        """Throughput (work units/s) against the work of the case, log-log: lines (label, colour, marker,
+        [(work, rate)])."""
+        plt = self.plt
+        fig, ax = plt.subplots(figsize=(6.5, 3.2))
+        count = 0
+        for i, (label, colour, marker, points) in enumerate(lines):
+            pts = sorted(p for p in points if p[0] and p[1])
+            if not pts:
+                continue
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=marker, color=colour, label=label,
+                    gid=f"line-{name}-{i}")
+            count += len(pts)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("problem size (work units of the case)")
+        ax.set_ylabel("work units per second")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(self.matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
+            axis.set_minor_formatter(self.matplotlib.ticker.NullFormatter())
+        ax.set_title(title, loc="left")
+        ax.legend(frameon=False, fontsize=8)
+        return self.svg(fig, name), count
+
+    def timeline(self, name, samples, title):
+        plt = self.plt
+        fig, ax = plt.subplots(figsize=(8.5, 2.6))
+        t = [s.get("t_ms", 0) / 1e3 for s in samples]
+        count = 0
+        for key, label, colour in (("gpu_util_percent", "GPU busy %", "#1f77b4"),
+                                   ("mem_util_percent", "memory busy %", "#ff7f0e")):
+            ys = [s.get(key) for s in samples]
+            if any(y is not None for y in ys):
+                ax.plot(t, [y if y is not None else float("nan") for y in ys], color=colour, label=label,
+                        gid=f"line-{name}-{key}")
+                count += 1
+        ax.set_ylim(0, 100)
+        ax.set_xlabel("seconds since the start of the run")
+        ax.set_ylabel("%")
+        ax.set_title(title, loc="left")
+        ax.legend(frameon=False, fontsize=8)
+        return self.svg(fig, name), count
+
+    def ratios(self, name, rows, title):
+        """One bar per compared figure: current / baseline, coloured by the verdict."""
+        plt = self.plt
+        colours = {"slower": "#d62728", "faster": "#2ca02c", "same": "#7f7f7f", "unknown": "#bcbd22"}
+        fig, ax = plt.subplots(figsize=(8.5, 0.9 + 0.22 * len(rows)))
+        for i, r in enumerate(rows):
+            bar = ax.barh(i, r["ratio"] - 1, left=1, color=colours[r["status"]], height=0.7)
+            bar.patches[0].set_gid(f"bar-{name}-{i}")
+            ax.text(max(r["ratio"], 1), i, f" {r['ratio']:.2f}x {r['status']}", va="center", fontsize=7)
+        ax.axvline(1, color="black", linewidth=1)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([f"{r['kernel']} {r['case']}: {r['figure']}" for r in rows], fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(self.matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:.3g}x"))
+        ax.xaxis.set_minor_formatter(self.matplotlib.ticker.NullFormatter())
+        ax.set_xlabel("current / baseline median time (log scale; right of 1 is slower)")
+        ax.set_title(title, loc="left")
+        return self.svg(fig, name), len(rows)
+
+
+COLOURS = {"gpu_kernel_ms": "#1f77b4", "gpu_end_to_end_ms": "#aec7e8", "cpu_1t_ms": "#ff7f0e",
+           "cpu_mt_ms": "#ffbb78"}
+BASELINE_COLOURS = ["#7f7f7f", "#c7c7c7"]
+PEER_COLOURS = ["#2ca02c", "#98df8a", "#9467bd", "#c5b0d5", "#8c564b", "#e377c2"]
+
+
+def kernel_section(charts, kernel, rows, roofline_gbps, peers, gpu):
+    """The table, the bar chart and the scaling chart of one kernel."""
+    ours = [m for m in rows if m.get("role") == "kernel"]
+    baselines = [m for m in rows if m.get("role") != "kernel"]
+    cases = [m["case"] for m in ours]
+    series = [(label, COLOURS[key], [median(m.get(key)) for m in ours]) for key, label in TIMES]
+    # Baselines (a memcpy of the payload, cub's batched copy) are recorded right after the case they belong to.
+    owner, last = {}, None
+    for m in rows:
+        if m.get("role") == "kernel":
+            last = m["case"]
+        elif last is not None:
+            owner[(m["implementation"], last)] = m
+    for b_name in sorted({b["implementation"] for b in baselines}):
+        values = [median((owner.get((b_name, c)) or {}).get("gpu_kernel_ms")) for c in cases]
+        series.append((f"baseline: {b_name}", BASELINE_COLOURS[len(series) % 2], values))
+    peer_rows = {}
+    for peer in peers:
+        if peer.get("kernel") != kernel:
+            continue
+        for pc in peer.get("cases", []):
+            for r in pc.get("rows", []) or []:
+                peer_rows.setdefault(f"peer: {peer.get('peer')}: {r.get('variant')}", {})[pc.get("case")] = \
+                    median(r.get("time_ms"))
+    for i, (label, by_case) in enumerate(sorted(peer_rows.items())):
+        series.append((label, PEER_COLOURS[i % len(PEER_COLOURS)], [by_case.get(c) for c in cases]))
+    series = [s for s in series if any(v is not None and v > 0 for v in s[2])]
+    roofline = [m["bytes_moved"] / (roofline_gbps * 1e9) * 1e3 if roofline_gbps and m.get("bytes_moved") else None
+                for m in ours]
+    title = f"{kernel}: median time per case" + ("" if gpu else f" (GPU {NOT_ON_GPU})")
+    bars_svg, n_bars = charts.bars(f"{kernel}-times", cases, series, roofline, title)
+    lines = []
+    for key, label, colour, marker in (("gpu_kernel_ms", "GPU kernel", "#1f77b4", "o"),
+                                       ("cpu_1t_ms", "CPU reference, 1 thread", "#ff7f0e", "s"),
+                                       ("cpu_mt_ms", "CPU reference, all threads", "#ffbb78", "^")):
+        points = []
+        for m in ours:
+            t, work = median(m.get(key)), m.get("work")
+            if key == "cpu_1t_ms" and m.get("cpu_1t_work"):
+                work = m["cpu_1t_work"]
+            if t and work:
+                points.append((m.get("work"), work / (t * 1e-3)))
+        lines.append((label, colour, marker, points))
+    unit = ours[0].get("work_unit", "work units") if ours else "work units"
+    scaling_svg, n_points = charts.scaling(f"{kernel}-scaling", lines,
+                                           f"{kernel}: {unit} per second against problem size")
+    n_sizes = len({m.get("work") for m in ours})
+    table = []
+    for m in rows:
+        table.append({
+            "case": m["case"], "label": m.get("label", ""), "implementation": m.get("implementation", ""),
+            "role": m.get("role", ""), "work": fmt_num(m.get("work"), ".4g", " " + str(m.get("work_unit", ""))),
+            "bytes": fmt_num(m.get("bytes_moved"), ".4g", " B"),
+            "gpu_kernel": fmt_stats(m.get("gpu_kernel_ms")) if m.get("gpu_kernel_ms") else
+            (NOT_ON_GPU if m.get("gpu_status") == "skipped" else "-", ""),
+            "gpu_e2e": fmt_stats(m.get("gpu_end_to_end_ms")),
+            "gbps": fmt_num(m.get("gpu_gbps"), ".4g"), "roofline": fmt_num(m.get("roofline_percent"), ".3g", "%"),
+            "cpu_1t": fmt_stats(m.get("cpu_1t_ms")), "cpu_mt": fmt_stats(m.get("cpu_mt_ms")),
+            "threads": fmt_num(m.get("cpu_mt_threads"), "d"),
+            "speedup": fmt_num(m.get("speedup_kernel_vs_cpu_mt"), ",.0f" if (m.get("speedup_kernel_vs_cpu_mt") or 0)
+                               >= 100 else ".3g", "x"),
+            "validated": {True: "yes", False: "NO", None: "-"}.get(m.get("validated"), "-"),
+            "error": m.get("error"), "status": m.get("gpu_status", "-"),
+        })
+    return {"kernel": kernel, "id": "kernel-" + slug(kernel), "table": table,
+            "bars": {"svg": bars_svg, "count": n_bars, "labels": cases, "id": f"chart-{slug(kernel)}-times"},
+            "scaling": {"svg": scaling_svg, "count": n_points, "labels": [], "id": f"chart-{slug(kernel)}-scaling",
+                        "note": "" if n_sizes > 1 else
+                        "one problem size per case in this run: run --size small or larger for a curve"}}
+
+
+def compare(runs, baseline):
+    """Every figure of TIMES present in both runs, judged; rows in the order of the current run."""
+    base = {(m["kernel"], m["case"], m.get("implementation")): m for m in baseline["measurements"]}
+    rows = []
+    for m in runs:
+        old = base.get((m["kernel"], m["case"], m.get("implementation")))
+        if not old:
+            continue
+        for key, label in TIMES:
+            verdict = judge(old.get(key), m.get(key))
+            if verdict:
+                verdict.update({"kernel": m["kernel"], "case": m["case"], "implementation": m.get("implementation"),
+                                "figure": label, "key": key, "id": slug(f"{m['kernel']}-{m['case']}-{key}")})
+                rows.append(verdict)
+    return rows
+
+
+TEMPLATE = r"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>gpuwitness bench report</title>
+<style>
+body { font-family: sans-serif; margin: 1.5em auto; max-width: 72em; padding: 0 1em; color: #222; line-height: 1.35; }
+h1 { font-size: 1.5em; margin-bottom: .2em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .15em; margin-top: 1.6em; }
+table { border-collapse: collapse; font-size: .82em; margin: .5em 0; }
+th, td { border: 1px solid #ddd; padding: .2em .45em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+.note { background: #fff8e1; border-left: 4px solid #f0b400; padding: .4em .7em; margin: .6em 0; }
+.synthetic { background: #fde0e0; border-left: 6px solid #c00; padding: .5em .8em; font-weight: bold; }
+.regression td { background: #fdd; color: #a00; font-weight: bold; }
+.faster td { background: #e6f6e6; }
+.unknown td { color: #776; }
+figure { margin: .8em 0; } figure svg { max-width: 100%; height: auto; }
+figcaption { font-size: .85em; color: #555; }
+.small { font-size: .85em; color: #555; }
+code { background: #f4f4f4; padding: 0 .2em; }
+</style>
+</head>
+<body data-gw-script="not-run">
+<header id="summary">
+<h1>gpuwitness bench report</h1>
+<p>{{ runs|length }} run(s): {% for r in runs %}<code>{{ r.name }}</code> (size {{ r.size }}, result <b>{{ r.result }}</b>){% if not loop.last %}, {% endif %}{% endfor %}.
+{% if baseline %}Compared with the baseline <code>{{ baseline.name }}</code>:
+<b><span id="regression-count">{{ regressions }}</span> regression(s)</b> beyond the measured spread.{% endif %}</p>
+{% for r in runs %}{% if r.synthetic %}<p class="synthetic" data-synthetic="yes">SYNTHETIC DATA, not a measurement: {{ r.synthetic }}</p>{% endif %}{% endfor %}
+{% if baseline and baseline.synthetic %}<p class="synthetic" data-synthetic="yes">The baseline is SYNTHETIC, not a measurement: {{ baseline.synthetic }}</p>{% endif %}
+{% if not any_gpu %}<p class="note" id="no-gpu">GPU figures: {{ not_on_gpu }} (every GPU time, the roofline and the witness receipts are missing; the CPU reference was timed).</p>{% endif %}
+</header>
+
+<section id="environment">
+<h2>Environment</h2>
+{% for r in runs %}
+<table class="environment">
+<caption><code>{{ r.name }}</code></caption>
+{% for k, v in r.environment %}<tr><th>{{ k }}</th><td>{{ v }}</td></tr>
+{% endfor %}</table>
+{% endfor %}
+</section>
+
+{% for k in kernels %}
+<section id="{{ k.id }}" class="kernel" data-kernel="{{ k.kernel }}">
+<h2>{{ k.kernel }}</h2>
+<figure class="chart" id="{{ k.bars.id }}" data-bars="{{ k.bars.count }}" data-labels="{{ k.bars.labels|join('|') }}">
+{{ k.bars.svg|safe }}
+<figcaption>Median time of every case (the bar's label), log scale: the GPU kernel alone, end to end (upload, launch, download), the CPU reference on one thread and on all threads, the baselines and peers. The black tick is the copy roofline: the least time moving the case's bytes can take on this GPU.{% if not any_gpu %} GPU: {{ not_on_gpu }}.{% endif %}</figcaption>
+</figure>
+<table class="cases">
+<tr><th>case</th><th>implementation</th><th>work</th><th>bytes moved</th><th>GPU kernel</th><th>GPU end to end</th><th>GB/s</th><th>% roofline</th><th>CPU 1 thread</th><th>CPU all threads</th><th>threads</th><th>speedup vs CPU all threads</th><th>validated</th></tr>
+{% for t in k.table %}<tr data-case="{{ t.case }}"><td><code>{{ t.case }}</code><br><span class="small">{{ t.label }}</span></td><td>{{ t.implementation }} <span class="small">({{ t.role }})</span></td><td>{{ t.work }}</td><td>{{ t.bytes }}</td><td>{{ t.gpu_kernel[0] }}<br><span class="small">{{ t.gpu_kernel[1] }}</span></td><td>{{ t.gpu_e2e[0] }}<br><span class="small">{{ t.gpu_e2e[1] }}</span></td><td>{{ t.gbps }}</td><td>{{ t.roofline }}</td><td>{{ t.cpu_1t[0] }}<br><span class="small">{{ t.cpu_1t[1] }}</span></td><td>{{ t.cpu_mt[0] }}<br><span class="small">{{ t.cpu_mt[1] }}</span></td><td>{{ t.threads }}</td><td>{{ t.speedup }}</td><td>{{ t.validated }}{% if t.error %}: {{ t.error }}{% endif %}</td></tr>
+{% endfor %}</table>
+<figure class="chart scaling" id="{{ k.scaling.id }}" data-points="{{ k.scaling.count }}">
+{{ k.scaling.svg|safe }}
+<figcaption>Scaling: work units per second against the case's problem size, log-log; a line that rises keeps the device busier as the batch grows.{% if k.scaling.note %} <b>{{ k.scaling.note }}</b>.{% endif %}</figcaption>
+</figure>
+</section>
+{% endfor %}
+
+<section id="witness">
+<h2>Witness receipts</h2>
+<p class="small">What only device code can write: launches, finished blocks, items, the architecture of the code that ran (docs/witness.md). One per case of the last witnessed loop.</p>
+<table class="witness">
+<tr><th>kernel</th><th>case</th><th>GPU status</th><th>receipt</th></tr>
+{% for w in witness %}<tr data-case="{{ w.kernel }}/{{ w.case }}"><td>{{ w.kernel }}</td><td><code>{{ w.case }}</code></td><td>{{ w.status }}</td><td>{% if w.receipt %}<code>{{ w.receipt }}</code>{% else %}{{ not_on_gpu }}{% endif %}</td></tr>
+{% endfor %}</table>
+</section>
+
+<section id="utilisation">
+<h2>Utilisation timeline</h2>
+{% if utilisation %}<figure class="chart timeline" id="chart-utilisation" data-lines="{{ utilisation.count }}">
+{{ utilisation.svg|safe }}
+<figcaption>GPU and memory utilisation sampled by the monitor during the run.</figcaption>
+</figure>{% else %}<p class="note" id="no-utilisation">{{ no_samples }}: the run carries no <code>monitor.samples</code>.</p>{% endif %}
+</section>
+
+{% if baseline %}
+<section id="comparison">
+<h2>Comparison with the baseline</h2>
+<p>Baseline <code>{{ baseline.name }}</code> ({{ baseline.size }}) against this run. A figure is a <b>regression</b> (red) when its median grew by more than the measured noise, the smaller of the two runs' relative spreads (max &minus; min) / median: nvbench's compare rule (docs/benchmarks.md, "Comparing two runs"). Same GPU? {{ same_gpu }}.</p>
+{% if comparison %}<figure class="chart" id="chart-comparison" data-bars="{{ ratio_chart.count }}">
+{{ ratio_chart.svg|safe }}
+<figcaption>Current / baseline median per figure; red slower beyond the noise, green faster, grey within it, olive unknown (no spread).</figcaption>
+</figure>{% endif %}
+<table class="comparison">
+<tr><th>kernel</th><th>case</th><th>figure</th><th>baseline</th><th>noise</th><th>current</th><th>noise</th><th>ratio</th><th>change</th><th>verdict</th></tr>
+{% for c in comparison %}<tr class="{{ 'regression' if c.status == 'slower' else c.status }}" data-case="{{ c.kernel }}/{{ c.case }}" data-figure="{{ c.key }}" data-status="{{ c.status }}"><td>{{ c.kernel }}</td><td><code>{{ c.case }}</code></td><td>{{ c.figure }}</td><td>{{ fmt_ms(c.base) }}</td><td>{{ pct(c.base_noise) }}</td><td>{{ fmt_ms(c.cur) }}</td><td>{{ pct(c.cur_noise) }}</td><td>{{ '%.3f'|format(c.ratio) }}x</td><td>{{ '%+.1f'|format(100 * c.frac) }}%</td><td>{{ {'slower': 'REGRESSION (slower)', 'faster': 'faster', 'same': 'same', 'unknown': 'unknown (no spread)'}[c.status] }}</td></tr>
+{% endfor %}</table>
+{% if not comparison %}<p class="note">No figure is in both runs.</p>{% endif %}
+</section>
+{% endif %}
+
+<footer class="small"><p>Made by bench/report.py from gpuwitness bench JSON; every figure is inline SVG and the page loads nothing from elsewhere. Reading guide: docs/benchmarks.md, "The HTML report".</p></footer>
+<script>
+// The one script: it proves the page's scripts ran (the browser test reads the marker) and counts what the
+// comparison marked, so the summary and the table cannot disagree.
+(function () {
+  var marked = document.querySelectorAll("table.comparison tr.regression").length;
+  var count = document.getElementById("regression-count");
+  if (count && String(marked) !== count.textContent) count.textContent = marked + " (page said " + count.textContent + ")";
+  document.body.setAttribute("data-gw-script", "ran");
+  document.body.setAttribute("data-gw-regressions", String(marked));
+})();
+</script>
+</body>
+</html>
+"""
+
+
+def environment_rows(doc):
+    env = doc.get("environment") or {}
+    method = doc.get("method") or {}
+    gpu = env.get("gpu")
+    rows = []
+    if gpu:
+        rows.append(("GPU", f"{gpu.get('name')} (compute capability {gpu.get('compute_capability')}, "
+                            f"{gpu.get('sm_count')} SMs, {fmt_num((gpu.get('memory_bytes') or 0) / 2**30, '.1f')} "
+                            f"GiB, L2 {fmt_num((gpu.get('l2_bytes') or 0) / 2**20, '.0f')} MiB)"))
+    else:
+        rows.append(("GPU", f"{NOT_ON_GPU}: {env.get('gpu_skipped_reason') or 'no GPU part'}"))
+    roofline = doc.get("roofline")
+    rows.append(("copy roofline", f"{roofline.get('gbps'):.1f} GB/s ({roofline.get('implementation')})"
+                 if roofline and roofline.get("gbps") else NOT_ON_GPU))
+    for key, label in (("cuda_runtime_version", "CUDA runtime"), ("cuda_driver_version", "CUDA driver"),
+                       ("cpu_model", "CPU"), ("cpu_threads", "CPU threads"),
+                       ("cpu_reference_threads", "threads of the multithreaded references"),
+                       ("gpuwitness_version", "gpuwitness"), ("git_commit", "commit"), ("build_type", "build type"),
+                       ("c_compiler", "C compiler"), ("cuda_compiler", "CUDA compiler"),
+                       ("cuda_architectures", "CUDA architectures"), ("hostname", "host"),
+                       ("timestamp_utc", "time (UTC)")):
+        if key in env:
+            rows.append((label, "-" if env[key] is None else str(env[key])))
+    rows.append(("size, seed", f"{method.get('size')}, {method.get('seed')}"))
+    rows.append(("repetitions", f"GPU {method.get('reps')}"
+                 f"{' (below the method minimum: a smoke run)' if method.get('reps_below_method_minimum') else ''}, "
+                 f"CPU {method.get('cpu_reps')}"))
+    rows.append(("statistic", str(method.get("statistic"))))
+    rows.append(("L2 flush", str(method.get("l2_flush"))))
+    return rows
+
+
+def monitor_samples(docs):
+    """The utilisation samples of the first run that has any. The monitor has not landed; the keys read here
+    are to be defined by the monitor (docs/benchmarks.md): monitor.samples[] with t_ms, gpu_util_percent and
+    mem_util_percent."""
+    for doc in docs:
+        mon = doc.get("monitor")
+        samples = mon.get("samples") if isinstance(mon, dict) else None
+        if isinstance(samples, list) and samples:
+            return [s for s in samples if isinstance(s, dict)]
+    return None
+
+
+def render(run_paths, baseline_path, peer_paths):
+    from jinja2 import Environment
+    docs = [(p, check_bench(load_json(p, "bench result"), p)) for p in run_paths]
+    baseline = check_bench(load_json(baseline_path, "baseline"), baseline_path) if baseline_path else None
+    peers = [load_json(p, "peer result") for p in peer_paths]
+    charts = Charts()
+    measurements, seen = [], {}
+    for path, doc in docs:
+        for m in doc["measurements"]:
+            key = (m.get("kernel"), m.get("case"), m.get("implementation"))
+            if key in seen:
+                fail(f"'{path}': {key[0]} {key[1]} ({key[2]}) is also in '{seen[key]}': give each case once")
+            seen[key] = path
+            m = dict(m)
+            m["_roofline"] = ((doc.get("roofline") or {}).get("gbps"))
+            measurements.append(m)
+    any_gpu = any((doc.get("environment") or {}).get("gpu") for _, doc in docs)
+    kernels = []
+    for kernel in dict.fromkeys(m["kernel"] for m in measurements):
+        rows = [m for m in measurements if m["kernel"] == kernel]
+        roofline = next((m["_roofline"] for m in rows if m["_roofline"]), None)
+        kernels.append(kernel_section(charts, kernel, rows, roofline, peers,
+                                      any(m.get("gpu_status") == "ran" for m in rows)))
+    witness = [{"kernel": m["kernel"], "case": m["case"], "status": m.get("gpu_status", "-"),
+                "receipt": m.get("witness")} for m in measurements if m.get("role") == "kernel"]
+    samples = monitor_samples([doc for _, doc in docs])
+    utilisation = None
+    if samples:
+        svg, count = charts.timeline("utilisation", samples, "GPU utilisation during the run")
+        utilisation = {"svg": svg, "count": count}
+    comparison, ratio_chart, same_gpu = [], None, None
+    if baseline:
+        comparison = compare(measurements, baseline)
+        if comparison:
+            svg, count = charts.ratios("comparison", comparison, "current / baseline")
+            ratio_chart = {"svg": svg, "count": count}
+        gpu_names = {str(((d.get("environment") or {}).get("gpu") or {}).get("name")) for _, d in docs}
+        old_gpu = str(((baseline.get("environment") or {}).get("gpu") or {}).get("name"))
+        same_gpu = "yes" if gpu_names == {old_gpu} else \
+            f"no: {old_gpu} against {', '.join(sorted(gpu_names))} (absolute times differ between machines)"
+
+    def name(path):
+        return "this run (gpuwitness bench --html)" if path == "-" else os.path.basename(path)
+
+    def pct(v):
+        return "-" if v is None else f"{100 * v:.1f}%"
+
+    env = Environment(autoescape=True)
+    page = env.from_string(TEMPLATE).render(
+        runs=[{"name": name(p), "size": d["method"].get("size"), "result": d.get("result"),
+               "synthetic": d.get("synthetic"), "environment": environment_rows(d)} for p, d in docs],
+        baseline={"name": name(baseline_path), "size": baseline["method"].get("size"),
+                  "synthetic": baseline.get("synthetic")} if baseline else None,
+        kernels=kernels, witness=witness, utilisation=utilisation, comparison=comparison, ratio_chart=ratio_chart,
+        regressions=sum(1 for c in comparison if c["status"] == "slower"), same_gpu=same_gpu, any_gpu=any_gpu,
+        not_on_gpu=NOT_ON_GPU, no_samples=NO_SAMPLES, fmt_ms=fmt_ms, pct=pct)
+    return page
+
+
+def write(path, text):
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".gw-report-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="*", metavar="RUN.json", help="gpuwitness bench --json files; - for stdin")
+    parser.add_argument("--baseline", metavar="OLD.json", help="an earlier run to compare with")
+    parser.add_argument("--peer", action="append", default=[], metavar="PEER.json",
+                        help="a peer's timings (bench/peers/*.py); their outputs are checked by merge.py")
+    parser.add_argument("-o", "--output", default="-", metavar="OUT.html", help="the page; - for stdout")
+    parser.add_argument("--check-deps", action="store_true",
+                        help="print the missing dependencies (module and Debian package), exit 1 if any")
+    args = parser.parse_args()
+    missing = missing_dependencies()
+    if args.check_deps:
+        for module, package, why in missing:
+            print(f"{module} (Debian package {package}: {why})")
+        return 1 if missing else 0
+    if not args.runs:
+        parser.error("give at least one RUN.json")
+    if missing:
+        fail("missing: " + ", ".join(f"{m} (Debian package {p}: {w})" for m, p, w in missing))
+    write(args.output, render(args.runs, args.baseline, args.peer))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: MIT
+# grid_objects on the GPU (skipped, exit 77, without one; failed under GW_REQUIRE_GPU=1):
+#   test_grid_objects_gpu (gpu)        every test group of go_cases.h through grid_objects_launch, plus the
+#                                      launcher's own rows; .data: the golden vectors and every ARC grid
+#   test_grid_objects_example (gpu)    the header's usage example, verbatim
+#   test_bad_input_grid_objects_launch (host)  the launch order without a GPU (gw_fake_cuda)
+#   canary_grid_objects_* (canary)     planted faults that the named guard must catch
+gw_add_gpu_executable(NAME test_grid_objects_gpu SOURCES test_grid_objects_gpu.c LIBS grid_objects
+  grid_objects_test_support)
+gw_add_gpu_test(NAME test_grid_objects_gpu COMMAND $<TARGET_FILE:test_grid_objects_gpu> ${GW_NOT_DATA_FILTER}
+  TIMEOUT 1800)
+gw_add_gpu_test(NAME test_grid_objects_gpu.data COMMAND $<TARGET_FILE:test_grid_objects_gpu> ${GW_DATA_FILTER}
+  TIMEOUT 600 LABELS data)
+
+gw_add_gpu_executable(NAME test_grid_objects_example SOURCES test_grid_objects_example.c LIBS grid_objects)
+gw_add_gpu_test(NAME test_grid_objects_example COMMAND $<TARGET_FILE:test_grid_objects_example> TIMEOUT 120)
+
+gw_add_cpu_test(NAME test_bad_input_grid_objects_launch SOURCES test_bad_input_grid_objects_launch.c
+  LIBS grid_objects grid_objects_ref gw_bad_input_util gw_fake_cuda LABEL host MEMCHECK)
+
+# Each canary is the GPU test linked with one planted fault in grid_objects_launch (gw_wrap_launcher); it
+# passes only when the run fails AND its output holds the words of the guard meant to catch it. The test
+# they run makes several calls (stale_output needs a second) of grids with two objects or more.
+set(gw_objects_canary_filter "grid_objects_gpu/matches_grid_objects_ref_byte_for_byte_on_arc_shaped_batches")
+# name|expected guard words
+set(gw_objects_canaries
+  "cpu_fallback|no GPU code ran"
+  "no_launch|poison|no GPU code ran"
+  "partial_grid|partial execution"
+  "stale_output|poison"
+  "wrong_label|result differs")
+foreach(entry IN LISTS gw_objects_canaries)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(POP_FRONT parts name)
+  string(REPLACE ";" "|" expect "${parts}")
+  string(TOUPPER "GRID_OBJECTS_CANARY_${name}" define)
+  set(tgt canary_grid_objects_${name})
+  gw_add_gpu_executable(NAME ${tgt} SOURCES test_grid_objects_gpu.c grid_objects_canaries.cu
+    LIBS grid_objects grid_objects_test_support)
+  target_compile_definitions(${tgt} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${define}>)
+  gw_wrap_launcher(${tgt} grid_objects_launch)
+  gw_add_canary(NAME ${tgt} EXPECT "${expect}"
+    COMMAND $<TARGET_FILE:${tgt}> --filter ${gw_objects_canary_filter} TIMEOUT 300)
+endforeach()
