@@ -12,7 +12,13 @@ target_link_libraries(grid_objects_test_support PUBLIC PkgConfig::CRITERION grid
 
 # GW_GO_QUICK=1 under Valgrind: smaller batches (the 100000-grid one becomes 1000) and no 255 x 255 grids (same code paths; Valgrind is ~50x slower).
 gw_add_cpu_test(NAME test_grid_objects_ref SOURCES test_grid_objects_ref.c LIBS grid_objects_test_support
-  LABEL cpu TIMEOUT 600 MEMCHECK DATA)
+  LABEL cpu TIMEOUT 600 DATA)
+# The Valgrind gate runs every suite but the data sets and grid_objects_ref_mt: each Criterion test is a
+# process of its own under Valgrind (about a second of start-up each), and the _mt suite repeats the same
+# groups through one OpenMP loop that Valgrind serialises anyway; the single-thread suite keeps a test that
+# compares grid_objects_ref_mt with grid_objects_ref.
+gw_add_valgrind_gate(NAME test_grid_objects_ref.memcheck COMMAND $<TARGET_FILE:test_grid_objects_ref>
+  "--filter=!(*_data/*|grid_objects_ref_mt/*)" LABELS cpu TIMEOUT 900)
 target_compile_definitions(test_grid_objects_ref PRIVATE
   GW_GRID_OBJECTS_HEADER="${PROJECT_SOURCE_DIR}/kernels/grid_objects/grid_objects.h"
   GW_GRID_OBJECTS_EXAMPLE="${CMAKE_CURRENT_SOURCE_DIR}/test_grid_objects_example.c")
