@@ -511,7 +511,12 @@ void gw_monitor_summarize(gw_monitor *m, uint64_t t0, uint64_t t1, gw_monitor_su
     const size_t dfirst = (m->dhead + m->dcap - m->dcount) % m->dcap;
     for (size_t i = 0; i < m->dcount; i++) {
         const driver_sample *d = &m->dring[(dfirst + i) % m->dcap];
-        const uint64_t from = prev ? prev : d->t_us;
+        /* The oldest kept sample's period is taken to be as long as the gap to the next one. */
+        uint64_t from = prev;
+        if (!i) {
+            const uint64_t next = m->dcount > 1 ? m->dring[(dfirst + 1) % m->dcap].t_us : d->t_us;
+            from = d->t_us > next - d->t_us ? d->t_us - (next - d->t_us) : 0;
+        }
         prev = d->t_us;
         if (d->t_us < t0 || from > t1) continue;
         if (!s->driver_samples) {
