@@ -12,3 +12,25 @@ pkg_check_modules(CJSON REQUIRED IMPORTED_TARGET GLOBAL libcjson)
 pkg_check_modules(TIFF REQUIRED IMPORTED_TARGET GLOBAL libtiff-4)
 find_package(OpenMP COMPONENTS C)
 find_package(Threads REQUIRED)
+
+# NVIDIA's nvml.h, for the utilisation monitor (docs/monitor.md). Only the header: NVML itself is loaded at
+# run time (dlopen of libnvidia-ml.so.1, from the driver), so nothing links against it. Looked for in the
+# CUDA toolkit, then GW_NVML_INCLUDE_DIR, then where ci/setup puts the header of NVIDIA's
+# nvidia-nvml-dev-cu12 wheel (${XDG_CACHE_HOME:-~/.cache}/gpuwitness/nvml/include). The header is never
+# committed. Without it the monitor is compiled out and `--monitor` says so.
+set(GW_NVML_INCLUDE_DIR "" CACHE PATH "folder holding NVIDIA's nvml.h (default: the toolkit, then ci/setup's cache)")
+set(gw_nvml_cache "$ENV{XDG_CACHE_HOME}")
+if(NOT gw_nvml_cache)
+  set(gw_nvml_cache "$ENV{HOME}/.cache")
+endif()
+find_path(GW_NVML_HEADER_DIR nvml.h
+  HINTS ${GW_NVML_INCLUDE_DIR} ${CUDAToolkit_INCLUDE_DIRS} "${gw_nvml_cache}/gpuwitness/nvml/include"
+  NO_DEFAULT_PATH)
+if(GW_NVML_HEADER_DIR)
+  set(GW_HAVE_NVML 1)
+  message(STATUS "gpuwitness: the utilisation monitor is built (nvml.h in ${GW_NVML_HEADER_DIR})")
+else()
+  set(GW_HAVE_NVML 0)
+  message(STATUS "gpuwitness: nvml.h not found (toolkit, GW_NVML_INCLUDE_DIR, ${gw_nvml_cache}/gpuwitness/nvml/"
+    "include): the utilisation monitor is compiled out and --monitor says so; run ci/setup to fetch NVIDIA's header")
+endif()

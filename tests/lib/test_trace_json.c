@@ -291,3 +291,47 @@ Test(trace_schedule, counts_parse_as_whole_decimal_numbers_only)
         cr_assert_str_eq(msg, want);
     }
 }
+
+Test(trace_json, draws_our_device_memory_as_a_counter_track_on_the_gpu_lane)
+{
+    gw_activity ev[5];
+    one_call(ev);
+    uint64_t origin = UINT64_MAX;
+    for (int i = 0; i < 5; i++)
+        if (ev[i].start_ns < origin) origin = ev[i].start_ns;
+    const gw_trace_counter counters[3] = {
+        {origin - 500, 1000, 0}, {origin + 2500, 5000, 0}, {origin + 9000, 1000, 0}};
+    char *json = NULL;
+    size_t len = 0, written = 0;
+    cr_assert_eq(gw_trace_json_build_counters(ev, 5, counters, 3, NULL, &json, &len, &written), 0);
+    cr_assert_eq(written, 5, "the count is of spans only");
+    cJSON *root = cJSON_Parse(json);
+    free(json);
+    cr_assert(root, "the trace with counters does not parse");
+    int n = 0;
+    double ts[3] = {0}, bytes[3] = {0};
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(root, "traceEvents"))
+    {
+        if (strcmp(str(e, "ph"), "C") != 0) continue;
+        cr_assert_str_eq(str(e, "name"), "device memory (ours)");
+        cr_assert_eq(num(e, "pid"), 2, "GPU 0's lane");
+        if (n < 3) {
+            ts[n] = num(e, "ts");
+            bytes[n] = num(args(e), "bytes");
+        }
+        n++;
+    }
+    cr_assert_eq(n, 3);
+    cr_expect_eq(ts[0], 0.0, "a point before the first span is drawn at 0");
+    cr_expect_eq(ts[1], 2.5);
+    cr_expect_eq(bytes[1], 5000.0);
+    cr_expect_eq(bytes[2], 1000.0);
+    cJSON_Delete(root);
+    /* Counters alone still make a valid file. */
+    cr_assert_eq(gw_trace_json_build_counters(NULL, 0, counters, 3, NULL, &json, &len, &written), 0);
+    root = cJSON_Parse(json);
+    free(json);
+    cr_assert(root);
+    cJSON_Delete(root);
+}

@@ -16,6 +16,7 @@
 #define GW_TRACE_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gw_ledger_check.h"
 
@@ -35,6 +36,21 @@ typedef struct gw_trace_info {
  * *written says how many were written, may be NULL). 0, or -1 when out of memory (*json NULL). */
 int gw_trace_json_build(const gw_activity *events, size_t n_events, const gw_trace_info *info, char **json,
                         size_t *json_len, size_t *written);
+
+/* A counter track ("ph":"C" events, drawn as a graph next to the kernels): the device memory our host path
+ * held (gw_devmem.h), one point per change, on the lane of GPU device_id. ts_ns on the events' clock. */
+typedef struct gw_trace_counter {
+    uint64_t ts_ns;
+    uint64_t bytes;
+    uint32_t device_id;
+} gw_trace_counter;
+
+/* gw_trace_json_build plus the counter points, as
+ *   {"name":"device memory (ours)","cat":"memory","ph":"C","ts":1.000,"pid":2,"args":{"bytes":1048576}}
+ * (points before the first event are drawn at ts 0). *written counts the "X" events only. */
+int gw_trace_json_build_counters(const gw_activity *events, size_t n_events, const gw_trace_counter *counters,
+                                 size_t n_counters, const gw_trace_info *info, char **json, size_t *json_len,
+                                 size_t *written);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
 #include "gw_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
+#include "gw_devmem.h"
 #include "gw_outfile.h"
 
 static gw_ledger_status failed(char *why, size_t why_size, const char *text)
@@ -106,9 +109,44 @@ gw_ledger_status gw_trace_write(const gw_trace *t, const char *path, const gw_tr
         gw_activity_log_free(&active);
         return failed(why, why_size, "gw_trace_write: out of memory");
     }
+    /* The counter track of our device memory over the active iterations (gw_devmem.h keeps its log on
+     * CLOCK_MONOTONIC; CUPTI's clock is mapped onto it by reading both now). */
+    gw_trace_counter *counters = NULL;
+    size_t n_counters = 0;
+    if (t->schedule.active > 0) {
+        struct timespec ts;
+        const uint64_t cupti_now = gw_ledger_now();
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        const int64_t offset = (int64_t)cupti_now - ((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+        const uint64_t *w = &t->window[2 * (size_t)t->schedule.warmup];
+        const int64_t from = (int64_t)w[0] - offset, to = (int64_t)w[2 * (size_t)t->schedule.active - 1] - offset;
+        uint32_t device = 0;
+        for (size_t i = 0; i < active.count; i++)
+            if (active.items[i].kind != GW_ACTIVITY_RANGE) {
+                device = active.items[i].device_id;
+                break;
+            }
+        gw_devmem_point *points = NULL;
+        size_t n_points = 0;
+        if (from > 0 && to >= from &&
+            gw_devmem_points((uint64_t)from / 1000u, (uint64_t)to / 1000u, &points, &n_points) == 0 && n_points &&
+            (counters = calloc(n_points, sizeof *counters)) != NULL) {
+            for (size_t i = 0; i < n_points; i++) {
+                const int64_t ns = (int64_t)(points[i].t_us * 1000u) + offset;
+                counters[i].ts_ns = ns > 0 ? (uint64_t)ns : 0;
+                counters[i].bytes = points[i].bytes;
+                counters[i].device_id = device;
+            }
+            counters[0].ts_ns = w[0]; /* the value held when the first active iteration began */
+            n_counters = n_points;
+        }
+        free(points);
+    }
     char *json = NULL;
     size_t len = 0;
-    const int built = gw_trace_json_build(active.items, active.count, info, &json, &len, written);
+    const int built =
+        gw_trace_json_build_counters(active.items, active.count, counters, n_counters, info, &json, &len, written);
+    free(counters);
     gw_activity_log_free(&active);
     if (built) return failed(why, why_size, "gw_trace_write: out of memory");
     gw_outfile f = GW_OUTFILE_INIT;

@@ -170,6 +170,13 @@ static void put_event(text *t, const gw_activity *a, uint64_t origin)
 int gw_trace_json_build(const gw_activity *events, size_t n_events, const gw_trace_info *info, char **json,
                         size_t *json_len, size_t *written)
 {
+    return gw_trace_json_build_counters(events, n_events, NULL, 0, info, json, json_len, written);
+}
+
+int gw_trace_json_build_counters(const gw_activity *events, size_t n_events, const gw_trace_counter *counters,
+                                 size_t n_counters, const gw_trace_info *info, char **json, size_t *json_len,
+                                 size_t *written)
+{
     *json = NULL;
     if (json_len) *json_len = 0;
     if (written) *written = 0;
@@ -180,6 +187,9 @@ int gw_trace_json_build(const gw_activity *events, size_t n_events, const gw_tra
             count++;
             if (events[i].start_ns < origin) origin = events[i].start_ns;
         }
+    if (!count)
+        for (size_t i = 0; i < n_counters; i++)
+            if (counters[i].ts_ns < origin) origin = counters[i].ts_ns;
 
     text t = {NULL, 0, 0, 0};
     put(&t, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"events\":%zu", count);
@@ -195,6 +205,14 @@ int gw_trace_json_build(const gw_activity *events, size_t n_events, const gw_tra
     /* Every timed event's lane was named above, so each event follows an element: put_event leads with a comma. */
     for (size_t i = 0; i < n_events; i++)
         if (timed(&events[i])) put_event(&t, &events[i], origin);
+    for (size_t i = 0; i < n_counters; i++) {
+        /* The first element needs no comma when there were no lanes and no events. */
+        put(&t, "%s\n{\"name\":\"device memory (ours)\",\"cat\":\"memory\",\"ph\":\"C\",\"ts\":",
+            count || i ? "," : "");
+        put_us(&t, counters[i].ts_ns >= origin ? counters[i].ts_ns - origin : 0);
+        put(&t, ",\"pid\":%ld,\"args\":{\"bytes\":%llu}}", GPU_PID_BASE + (long)counters[i].device_id,
+            (unsigned long long)counters[i].bytes);
+    }
     put(&t, "\n]}\n");
     if (t.failed) {
         free(t.data);

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "gw_cli.h"
+#include "gw_cli_monitor.h"
 #include "gw_npy.h"
 #include "gw_trace_schedule.h"
 #include "gw_witness.h"
@@ -144,6 +145,8 @@ typedef struct gw_bench_run {
     int failures;           /* rows with an error */
     double t0_ms;           /* for the progress lines */
     gw_bench_trace trace;   /* --trace */
+    const gw_cli_monitor *monitor; /* the NVML sampler (docs/monitor.md); NULL: no monitor object in the rows */
+    uint64_t monitor_mark_us;      /* where the next row's window starts: the previous row's record */
 } gw_bench_run;
 
 /* One measured (kernel, case, implementation). Fill it, then hand it to gw_bench_record. */
@@ -172,8 +175,9 @@ typedef struct gw_bench_row {
 void gw_bench_row_init(gw_bench_row *row, const char *kernel, const char *implementation, int is_kernel);
 /* Sets row->error once (the first problem is the one to report); later calls are ignored. */
 void gw_bench_row_fail(gw_bench_row *row, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Derives GB/s, % of roofline, overhead and speedups, appends the row to run->measurements, prints one
- * result line, counts a failure when row->error is set, and takes row->params. Returns 0, -1 out of memory. */
+/* Derives GB/s, % of roofline, overhead and speedups, adds the "monitor" object (NVML's samples and our
+ * device memory high-water since the previous row was recorded: this row's case), appends the row to
+ * run->measurements, prints one result line (and a "monitor:" line), counts a failure when row->error is set, and takes row->params. Returns 0, -1 out of memory. */
 int gw_bench_record(gw_bench_run *run, gw_bench_row *row);
 
 /* A kernel's cases for one tier: count elements of the case type of its bench_<kernel>.c. */
@@ -229,6 +233,10 @@ int gw_bench_dump_npy(const char *dir, const char *prefix, const char *key, gw_n
  * file names inside the case directory; rc != 0: frees them and fails row with err. Out of memory fails row. */
 void gw_bench_dump_finish(gw_bench_run *run, gw_bench_row *row, int rc, cJSON *inputs, cJSON *reference,
                           const char *err);
+
+/* The "monitor" object of a row for the window [t0_us, t1_us] (keys: docs/monitor.md); m NULL or off gives
+ * status "off". text (may be NULL) gets the dmon-like line. */
+cJSON *gw_bench_monitor_json(const gw_cli_monitor *m, uint64_t t0_us, uint64_t t1_us, char *text, size_t text_size);
 
 /* The Markdown table of every recorded row, on stdout. */
 void gw_bench_print_table(const gw_bench_run *run);

@@ -188,6 +188,64 @@ static void print_row(const gw_bench_run *run, const gw_bench_row *row, const de
     if (row->error[0]) printf("  FAILED:  %s\n", row->error);
 }
 
+static void add_int_or_null(cJSON *o, const char *key, int64_t value)
+{
+    if (value >= 0) cJSON_AddNumberToObject(o, key, (double)value);
+    else cJSON_AddNullToObject(o, key);
+}
+
+cJSON *gw_bench_monitor_json(const gw_cli_monitor *m, uint64_t t0_us, uint64_t t1_us, char *text, size_t text_size)
+{
+    static const gw_cli_monitor off = {GW_CLI_MONITOR_OFF, NULL, {0}};
+    if (!m) m = &off;
+    gw_monitor_summary s;
+    gw_cli_monitor_summary(m, t0_us, t1_us, &s);
+    uint64_t peak = 0, allocs = 0;
+    gw_devmem_window(t0_us, t1_us, &peak, &allocs);
+    if (text) gw_cli_monitor_text(m, &s, peak, allocs, text, text_size);
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    const int on = m->state == GW_CLI_MONITOR_ON;
+    cJSON_AddStringToObject(o, "status", on ? (s.lost ? "lost" : "ok")
+                                            : m->state == GW_CLI_MONITOR_OFF ? "off" : "unavailable");
+    add_string_or_null(o, "reason", m->state == GW_CLI_MONITOR_UNAVAILABLE ? m->reason : NULL);
+    add_int_or_null(o, "period_ms", on ? (int64_t)gw_monitor_period_ms(m->m) : -1);
+    cJSON_AddNumberToObject(o, "window_ms", s.window_ms);
+    add_int_or_null(o, "samples", on ? s.samples : -1);
+    add_number_or_null(o, "sm_util_mean_pct", s.sm_util_mean_pct >= 0, s.sm_util_mean_pct);
+    add_int_or_null(o, "sm_util_peak_pct", s.sm_util_peak_pct);
+    add_int_or_null(o, "mem_util_peak_pct", s.mem_util_peak_pct);
+    add_int_or_null(o, "mem_used_start_bytes", s.mem_used_start_bytes);
+    add_int_or_null(o, "mem_used_peak_bytes", s.mem_used_peak_bytes);
+    add_int_or_null(o, "sm_clock_min_mhz", s.sm_clock_min_mhz);
+    add_int_or_null(o, "sm_clock_max_mhz", s.sm_clock_max_mhz);
+    add_number_or_null(o, "power_peak_w", s.power_peak_w >= 0, s.power_peak_w);
+    add_int_or_null(o, "temperature_peak_c", s.temperature_peak_c);
+    if (on && s.samples) {
+        cJSON *names = cJSON_CreateArray();
+        static const char *const bits[] = {"gpu_idle", "applications_clocks", "sw_power_cap", "hw_slowdown",
+                                           "sync_boost", "sw_thermal", "hw_thermal", "hw_power_brake",
+                                           "display_clocks"};
+        for (int b = 0; b < 9; b++)
+            if (s.throttle_reasons >> b & 1u) cJSON_AddItemToArray(names, cJSON_CreateString(bits[b]));
+        cJSON_AddItemToObject(o, "throttle_reasons", names);
+        cJSON_AddBoolToObject(o, "throttled", (s.throttle_reasons & GW_MONITOR_THROTTLE_MASK) != 0);
+    } else {
+        cJSON_AddNullToObject(o, "throttle_reasons");
+        cJSON_AddNullToObject(o, "throttled");
+    }
+    add_int_or_null(o, "driver_samples", on ? s.driver_samples : -1);
+    add_int_or_null(o, "driver_busy_samples", on ? s.driver_busy_samples : -1);
+    if (on)
+        cJSON_AddStringToObject(o, "activity", s.activity == GW_MONITOR_ACTIVITY_SEEN ? "seen"
+                                               : s.activity == GW_MONITOR_ACTIVITY_NONE ? "none" : "not_judged");
+    else
+        cJSON_AddNullToObject(o, "activity");
+    cJSON_AddNumberToObject(o, "devmem_high_water_bytes", (double)peak);
+    cJSON_AddNumberToObject(o, "devmem_allocations", (double)allocs);
+    return o;
+}
+
 int gw_bench_record(gw_bench_run *run, gw_bench_row *row)
 {
     derived d = derive(run, row);
@@ -200,6 +258,19 @@ int gw_bench_record(gw_bench_run *run, gw_bench_row *row)
     print_row(run, row, &d);
     if (row->error[0]) run->failures++;
     cJSON *o = row_json(run, row, &d);
+    if (o && run->monitor) {
+        const uint64_t now = gw_monitor_now_us();
+        char line[1024];
+        cJSON *mon = gw_bench_monitor_json(run->monitor, run->monitor_mark_us, now, line, sizeof line);
+        run->monitor_mark_us = now;
+        if (!mon || !cJSON_AddItemToObject(o, "monitor", mon)) {
+            cJSON_Delete(mon);
+            cJSON_Delete(o);
+            o = NULL;
+        } else {
+            printf("  monitor: %s\n", line);
+        }
+    }
     if (!o || !cJSON_AddItemToArray(run->measurements, o)) {
         cJSON_Delete(o);
         cJSON_Delete(row->params);

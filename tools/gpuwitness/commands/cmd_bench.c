@@ -22,7 +22,7 @@ static void print_help(void)
     fputs("usage: gpuwitness bench [KERNEL...] [--size smoke|small|realistic|full] [--json FILE]\n"
     "                        [--min-speedup X] [--min-roofline P] [--dump-inputs DIR] [--device D]\n"
     "                        [--reps N] [--cpu-reps N] [--seed N] [--trace FILE [--wait N] [--warmup N] [--active N]]\n"
-    "                        [--html FILE [--baseline OLD.json]]\n"
+    "                        [--html FILE [--baseline OLD.json]] [--no-monitor]\n"
     "\n"
     "Times each kernel (default: all of them) against its CPU reference, single-threaded and\n"
     "multithreaded, and against the device-to-device copy roofline measured in the same run. GPU times are\n"
@@ -57,6 +57,10 @@ static void print_help(void)
     "                    checked like them; pick the case with KERNEL and --size\n"
     "  --wait N, --warmup N, --active N\n"
     "                    that loop's iterations, as `gpuwitness trace` (defaults 0, 1, 3); need --trace\n"
+    "  --no-monitor      do not sample the GPU with NVML. By default a thread reads NVML every 20 ms (SM and\n"
+    "                    memory utilisation, memory used, SM clock, power, temperature, throttling) and each\n"
+    "                    row reports the samples of its case, with our device memory high-water, in the text\n"
+    "                    and the JSON (\"monitor\": docs/monitor.md); --monitor: on (the default)\n"
     "  -h, --help        this text\n"
     "\n"
     "Without a usable GPU only the CPU reference is timed, and the GPU part is reported skipped on stderr, on\n"
@@ -114,6 +118,7 @@ typedef struct bench_options {
     const char *trace;
     gw_trace_schedule schedule;
     const char *schedule_option; /* the first of --wait, --warmup, --active given, or NULL */
+    int monitor;                 /* 1 unless --no-monitor */
 } bench_options;
 
 /* The options that take a value; set_option gives each its meaning. */
@@ -221,11 +226,13 @@ static int parse(int argc, char **argv, bench_options *o)
     o->seed = 1;
     o->min_speedup = o->min_roofline = -1;
     o->schedule = GW_TRACE_SCHEDULE_DEFAULT;
+    o->monitor = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             print_help();
             return -1;
         }
+        if (gw_cli_monitor_option(argv[i], &o->monitor)) continue;
         int matched = 0;
         for (size_t j = 0; j < sizeof value_options / sizeof value_options[0] && !matched; j++) {
             const char *v = NULL;
@@ -238,7 +245,7 @@ static int parse(int argc, char **argv, bench_options *o)
         if (argv[i][0] == '-') {
             fprintf(stderr, "gpuwitness bench: unknown option '%s': options are --size, --json, --min-speedup, "
                     "--min-roofline, --html, --baseline, --dump-inputs, --device, --reps, --cpu-reps, --seed, --trace, "
-                    "--wait, --warmup, --active, --help\n", argv[i]);
+                    "--wait, --warmup, --active, --monitor, --no-monitor, --help\n", argv[i]);
             return GW_EXIT_USAGE;
         }
         if (select_kernel(o, argv[i])) return GW_EXIT_USAGE;
@@ -383,6 +390,15 @@ static cJSON *method_json(const gw_bench_run *run, const bench_options *o)
         cJSON_AddNullToObject(m, "l2_flush_bytes");
     }
     cJSON_AddItemToObject(m, "trace", trace_json(&run->trace));
+    cJSON *mon = cJSON_CreateObject();
+    const gw_cli_monitor_state st = run->monitor ? run->monitor->state : GW_CLI_MONITOR_OFF;
+    cJSON_AddStringToObject(mon, "status", st == GW_CLI_MONITOR_ON ? "ok" : st == GW_CLI_MONITOR_OFF ? "off"
+                                                                                                  : "unavailable");
+    if (st == GW_CLI_MONITOR_UNAVAILABLE) cJSON_AddStringToObject(mon, "reason", run->monitor->reason);
+    else cJSON_AddNullToObject(mon, "reason");
+    cJSON_AddStringToObject(mon, "source", "NVML (dlopen libnvidia-ml.so.1), every 20 ms; device memory: our "
+                            "cudaMalloc/cudaFree calls");
+    cJSON_AddItemToObject(m, "monitor", mon);
     cJSON_AddStringToObject(m, "poison", "outputs filled with one of two poison patterns in turn before every "
                             "repetition, outside the events; compared with the CPU reference after every loop");
     return m;
@@ -539,8 +555,13 @@ int gw_cmd_bench(int argc, char **argv)
     } else {
         printf("bench: GPU part skipped (%s); CPU reference only\n", run.gpu_skip_reason);
     }
+    gw_cli_monitor mon;
+    gw_cli_monitor_begin(&mon, "bench", o.monitor && !failed, run.gpu ? run.gpu->ordinal : -1);
+    run.monitor = &mon;
+    run.monitor_mark_us = gw_monitor_now_us();
     for (size_t k = 0; k < gw_kernel_count && !failed; k++)
         if ((o.selected >> k & 1u) && gw_kernels[k].bench(&run)) failed = 1;
+    gw_cli_monitor_end(&mon); /* run.monitor keeps the state and reason for the method block */
     cJSON *guard = NULL;
     if (!failed) failed = report(&run, &o, &guard);
     if (run.failures) failed = 1;
