@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Turns `gpuwitness bench --json` results into one self-contained HTML page: the environment, per kernel a
 table and a bar chart (log scale, the copy roofline drawn), scaling with problem size, every case's witness
-receipt, the utilisation timeline where the run has one, and with --baseline a comparison of two runs judged
-as nvbench's compare script judges them. How to read it: docs/benchmarks.md, "The HTML report".
+receipt, what the NVML monitor saw in every row's window (the rows' "monitor" objects, docs/monitor.md), and
+with --baseline a comparison of two runs judged as nvbench's compare script judges them. How to read it: docs/benchmarks.md, "The HTML report".
 
 usage: report.py RUN.json [RUN.json ...] [--baseline OLD.json] [--peer PEER.json ...] [-o OUT.html]
        report.py --check-deps
@@ -30,6 +30,7 @@ TIMES = (("gpu_kernel_ms", "GPU kernel"), ("gpu_end_to_end_ms", "GPU end to end"
          ("cpu_1t_ms", "CPU reference, 1 thread"), ("cpu_mt_ms", "CPU reference, all threads"))
 NOT_ON_GPU = "not measured on a GPU"
 NO_SAMPLES = "no utilisation samples in this run"
+NO_ACTIVITY = "activity: none"
 
 
 def missing_dependencies():
@@ -214,23 +215,77 @@ class Charts:
         ax.legend(frameon=False, fontsize=8)
         return self.svg(fig, name), count
 
-    def timeline(self, name, samples, title):
+    def utilisation_bars(self, name, rows, title):
+        """Per row with readings: SM utilisation mean and peak (horizontal bars, 0-100 %), the rows whose
+        activity is "none" labelled in red."""
         plt = self.plt
-        fig, ax = plt.subplots(figsize=(8.5, 2.6))
-        t = [s.get("t_ms", 0) / 1e3 for s in samples]
+        fig, ax = plt.subplots(figsize=(8.5, 0.9 + 0.42 * len(rows)))
         count = 0
-        for key, label, colour in (("gpu_util_percent", "GPU busy %", "#1f77b4"),
-                                   ("mem_util_percent", "memory busy %", "#ff7f0e")):
-            ys = [s.get(key) for s in samples]
-            if any(y is not None for y in ys):
-                ax.plot(t, [y if y is not None else float("nan") for y in ys], color=colour, label=label,
-                        gid=f"line-{name}-{key}")
+        for s, (key, label, colour) in enumerate((("sm_mean", "SM busy, mean %", "#1f77b4"),
+                                                  ("sm_peak", "SM busy, peak %", "#aec7e8"))):
+            first = True
+            for g, r in enumerate(rows):
+                v = r[key]
+                if v is None:
+                    continue
+                y = g + (s - 0.5) * 0.4
+                bar = ax.barh(y, max(v, 0.4), height=0.37, color=colour, label=label if first else None)
+                bar.patches[0].set_gid(f"bar-{name}-{g}-{s}")
+                ax.text(max(v, 0.4), y, f" {v:.3g}%", va="center", fontsize=7)
+                first = False
                 count += 1
+        for g, r in enumerate(rows):
+            if r["activity"] == "none":
+                ax.text(101, g, NO_ACTIVITY, va="center", fontsize=7, color="#c00", fontweight="bold",
+                        gid=f"noact-{name}-{g}")
+        ax.set_xlim(0, 100)
+        ax.set_yticks(range(len(rows)))
+        ax.set_yticklabels([r["label"] for r in rows], fontsize=7)
+        for tick, r in zip(ax.get_yticklabels(), rows):
+            if r["activity"] == "none":
+                tick.set_color("#c00")
+        ax.invert_yaxis()
+        ax.set_xlabel("SM utilisation in the row's window, % (NVML: share of time some kernel ran)")
+        ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncol=2, frameon=False, fontsize=8)
+        ax.set_title(title, loc="left", pad=24)
+        return self.svg(fig, name), count
+
+    def utilisation_steps(self, name, rows, title):
+        """A step timeline across the run: each row's window laid after the previous one's (window_ms), at
+        its SM mean, SM peak and memory peak; a red band over windows whose activity is "none"."""
+        plt = self.plt
+        fig, ax = plt.subplots(figsize=(8.5, 2.8))
+        edges = [0.0]
+        for r in rows:
+            edges.append(edges[-1] + (r["window_ms"] or 0) / 1e3)
+        count = 0
+        for key, label, colour in (("sm_mean", "SM busy, mean %", "#1f77b4"), ("sm_peak", "SM busy, peak %", "#aec7e8"),
+                                   ("mem_peak", "memory busy, peak %", "#ff7f0e")):
+            ys = [r[key] for r in rows]
+            if all(y is None for y in ys):
+                continue
+            ys = [y if y is not None else float("nan") for y in ys]
+            ax.step(edges, ys + ys[-1:], where="post", color=colour, label=label, gid=f"line-{name}-{key}")
+            count += 1
+        first = True
+        for i, r in enumerate(rows):
+            if r["activity"] == "none":
+                ax.axvspan(edges[i], edges[i + 1], color="#d62728", alpha=0.25, linewidth=0,
+                           label=f"{NO_ACTIVITY} (witness: ran)" if first else None, gid=f"noact-{name}-{i}")
+                first = False
+        # Where each kernel's rows begin, named.
+        last = None
+        for i, r in enumerate(rows):
+            if r["kernel"] != last:
+                ax.axvline(edges[i], color="#999", linewidth=0.8, linestyle=":")
+                ax.text(edges[i], 104, " " + r["kernel"], fontsize=7, color="#555", va="bottom")
+                last = r["kernel"]
         ax.set_ylim(0, 100)
-        ax.set_xlabel("seconds since the start of the run")
+        ax.set_xlim(0, edges[-1] or 1)
+        ax.set_xlabel("seconds since the start of the run (each row's window after the previous one)")
         ax.set_ylabel("%")
-        ax.set_title(title, loc="left")
-        ax.legend(frameon=False, fontsize=8)
+        ax.set_title(title, loc="left", pad=16)
+        ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         return self.svg(fig, name), count
 
     def ratios(self, name, rows, title):
@@ -362,12 +417,16 @@ th, td { border: 1px solid #ddd; padding: .2em .45em; text-align: left; vertical
 th { background: #f3f3f3; }
 .note { background: #fff8e1; border-left: 4px solid #f0b400; padding: .4em .7em; margin: .6em 0; }
 .synthetic { background: #fde0e0; border-left: 6px solid #c00; padding: .5em .8em; font-weight: bold; }
+.alarm { background: #fde0e0; border-left: 6px solid #c00; padding: .5em .8em; }
+.no-activity td { background: #fdd; color: #a00; }
+.throttled td { background: #fff3d6; }
 .regression td { background: #fdd; color: #a00; font-weight: bold; }
 .faster td { background: #e6f6e6; }
 .unknown td { color: #776; }
 figure { margin: .8em 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .85em; color: #555; }
 .small { font-size: .85em; color: #555; }
+.alarm-text { color: #c00; }
 code { background: #f4f4f4; padding: 0 .2em; }
 </style>
 </head>
@@ -414,17 +473,29 @@ code { background: #f4f4f4; padding: 0 .2em; }
 <h2>Witness receipts</h2>
 <p class="small">What only device code can write: launches, finished blocks, items, the architecture of the code that ran (docs/witness.md). One per case of the last witnessed loop.</p>
 <table class="witness">
-<tr><th>kernel</th><th>case</th><th>GPU status</th><th>receipt</th></tr>
-{% for w in witness %}<tr data-case="{{ w.kernel }}/{{ w.case }}"><td>{{ w.kernel }}</td><td><code>{{ w.case }}</code></td><td>{{ w.status }}</td><td>{% if w.receipt %}<code>{{ w.receipt }}</code>{% else %}{{ not_on_gpu }}{% endif %}</td></tr>
+<tr><th>kernel</th><th>case</th><th>GPU status</th><th>receipt</th><th>GPU activity (monitor)</th></tr>
+{% for w in witness %}<tr data-case="{{ w.kernel }}/{{ w.case }}"><td>{{ w.kernel }}</td><td><code>{{ w.case }}</code></td><td>{{ w.status }}</td><td>{% if w.receipt %}<code>{{ w.receipt }}</code>{% else %}{{ not_on_gpu }}{% endif %}</td><td>{% if w.activity == 'none' %}<b class="alarm-text">none</b>{% else %}{{ w.activity }}{% endif %}</td></tr>
 {% endfor %}</table>
 </section>
 
 <section id="utilisation">
-<h2>Utilisation timeline</h2>
-{% if utilisation %}<figure class="chart timeline" id="chart-utilisation" data-lines="{{ utilisation.count }}">
-{{ utilisation.svg|safe }}
-<figcaption>GPU and memory utilisation sampled by the monitor during the run.</figcaption>
-</figure>{% else %}<p class="note" id="no-utilisation">{{ no_samples }}: the run carries no <code>monitor.samples</code>.</p>{% endif %}
+<h2>Utilisation (NVML monitor)</h2>
+<p class="small">What NVML saw in each row's window (from the previous row's record to this one; docs/monitor.md): SM busy % is the share of time some kernel ran, not how busy the SMs were; card memory is all processes'; device memory (ours) is what our host path held through <code>cudaMalloc</code>.</p>
+{% for n in utilisation.notes %}<p class="note no-utilisation"{% if loop.first %} id="no-utilisation"{% endif %}>{{ no_samples if not utilisation.rows else 'Some rows have no utilisation samples' }}: {{ n }}.</p>
+{% endfor %}{% if utilisation.no_activity %}<p class="alarm" id="no-activity" data-count="{{ utilisation.no_activity|length }}"><b>No GPU activity</b> in {{ utilisation.no_activity|length }} row(s) (those whose witness says the kernel ran are marked so in the table; {{ no_activity }}: the driver's samples covered the window and every one, and each of our readings, said 0 %): {% for r in utilisation.no_activity %}<code>{{ r.label }}</code>{% if not loop.last %}, {% endif %}{% endfor %}. A note, not a failure: a kernel of a few milliseconds can fall between samples; a long one with no activity is a CPU fallback.</p>
+{% endif %}{% if utilisation.throttled %}<p class="note" id="throttled">Clocks held down (power cap, slowdown, thermal...) in {{ utilisation.throttled|length }} row(s): their times may be slow for that reason.</p>
+{% endif %}{% if utilisation.rows %}<figure class="chart" id="chart-utilisation-cases" data-bars="{{ utilisation.cases.count }}" data-labels="{{ utilisation.cases.labels|join('|') }}">
+{{ utilisation.cases.svg|safe }}
+<figcaption>SM utilisation per row's window: mean (dark) and peak (light) of the monitor's readings, 0-100 %. A case marked in red had no activity in its window.</figcaption>
+</figure>
+<figure class="chart timeline" id="chart-utilisation-timeline" data-lines="{{ utilisation.steps.count }}">
+{{ utilisation.steps.svg|safe }}
+<figcaption>The run as a step timeline: each row's window (<code>window_ms</code>) after the previous one, at its SM mean, SM peak and memory peak; dotted lines where a kernel's rows begin, red bands where activity was none.</figcaption>
+</figure>
+<table class="utilisation">
+<tr><th>kernel</th><th>case</th><th>window</th><th>readings</th><th>SM busy mean / peak</th><th>memory busy peak</th><th>device memory (ours), high-water</th><th>card memory used, start → peak</th><th>SM clock</th><th>power peak</th><th>temperature peak</th><th>throttling</th><th>driver samples</th><th>activity</th></tr>
+{% for r in utilisation.rows %}<tr data-case="{{ r.kernel }}/{{ r.case }}" data-activity="{{ r.activity }}" data-status="{{ r.status }}"{% if r.activity == 'none' %} class="no-activity"{% elif r.throttled %} class="throttled"{% endif %}><td>{{ r.kernel }}</td><td><code>{{ r.case }}</code><br><span class="small">{{ r.implementation }} ({{ r.role }})</span></td><td>{{ r.window }}</td><td>{{ r.samples }}</td><td>{{ r.sm }}</td><td>{{ r.mem }}</td><td>{{ r.devmem }}</td><td>{{ r.card }}</td><td>{{ r.clocks }}</td><td>{{ r.power }}</td><td>{{ r.temp }}</td><td>{{ r.throttle }}</td><td>{{ r.driver }}</td><td>{% if r.activity == 'none' %}<b>NONE</b>{% if r.witness_ran %} (witness: ran){% endif %}{% else %}{{ r.activity }}{% endif %}{% if r.status == 'lost' %}; device lost{% endif %}</td></tr>
+{% endfor %}</table>{% endif %}
 </section>
 
 {% if baseline %}
@@ -492,16 +563,67 @@ def environment_rows(doc):
     return rows
 
 
-def monitor_samples(docs):
-    """The utilisation samples of the first run that has any. The monitor has not landed; the keys read here
-    are to be defined by the monitor (docs/benchmarks.md): monitor.samples[] with t_ms, gpu_util_percent and
-    mem_util_percent."""
-    for doc in docs:
-        mon = doc.get("monitor")
-        samples = mon.get("samples") if isinstance(mon, dict) else None
-        if isinstance(samples, list) and samples:
-            return [s for s in samples if isinstance(s, dict)]
-    return None
+def fmt_bytes(v):
+    if v is None:
+        return "-"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if v >= scale:
+            return f"{v / scale:.3g} {unit}"
+    return f"{v:.0f} B"
+
+
+def utilisation_view(docs):
+    """The utilisation section from every row's "monitor" object (docs/monitor.md, "JSON keys"): the rows with
+    readings (status ok or lost) for the table and the charts, and a note for what has none (no monitor
+    object at all, NVML unavailable with its reason, the monitor off)."""
+    rows, quiet, runs_without = [], {}, []
+    for path, doc in docs:
+        method_mon = (doc.get("method") or {}).get("monitor")
+        carried = False
+        for m in doc["measurements"]:
+            mon = m.get("monitor")
+            if not isinstance(mon, dict):
+                continue
+            carried = True
+            status = mon.get("status")
+            if status not in ("ok", "lost"):
+                why = ("NVML unavailable: " + str(mon.get("reason") or (method_mon or {}).get("reason") or
+                                                  "no reason given")) if status == "unavailable" else \
+                    "the monitor was off (--no-monitor)" if status == "off" else f"monitor status {status!r}"
+                quiet[why] = quiet.get(why, 0) + 1
+                continue
+            get = mon.get
+            throttle = [t for t in (get("throttle_reasons") or []) if t != "gpu_idle"]
+            clocks = "-" if get("sm_clock_min_mhz") is None else \
+                f"{get('sm_clock_min_mhz')}..{get('sm_clock_max_mhz')} MHz"
+            rows.append({
+                "kernel": m.get("kernel"), "case": m.get("case"), "role": m.get("role", ""),
+                "implementation": m.get("implementation", ""), "gpu_status": m.get("gpu_status"),
+                "label": f"{m.get('kernel')} {m.get('case')}", "status": status,
+                "window_ms": get("window_ms"), "window": fmt_num(get("window_ms"), ".4g", " ms"),
+                "samples": fmt_num(get("samples"), "d") + (f" @ {get('period_ms')} ms" if get("period_ms") else ""),
+                "sm_mean": get("sm_util_mean_pct"), "sm_peak": get("sm_util_peak_pct"),
+                "mem_peak": get("mem_util_peak_pct"),
+                "sm": f"{fmt_num(get('sm_util_mean_pct'), '.3g', '%')} / {fmt_num(get('sm_util_peak_pct'), 'd', '%')}",
+                "mem": fmt_num(get("mem_util_peak_pct"), "d", "%"),
+                "devmem": f"{fmt_bytes(get('devmem_high_water_bytes'))} in {fmt_num(get('devmem_allocations'), 'd')}"
+                          f" cudaMalloc",
+                "card": f"{fmt_bytes(get('mem_used_start_bytes'))} → {fmt_bytes(get('mem_used_peak_bytes'))}",
+                "clocks": clocks, "power": fmt_num(get("power_peak_w"), ".4g", " W"),
+                "temp": fmt_num(get("temperature_peak_c"), "d", " C"),
+                "throttle": ("THROTTLED: " if get("throttled") else "") + (", ".join(throttle) or "none")
+                            if get("throttle_reasons") is not None else "-",
+                "throttled": bool(get("throttled")),
+                "driver": f"{fmt_num(get('driver_samples'), 'd')} ({fmt_num(get('driver_busy_samples'), 'd')} busy)",
+                "activity": get("activity") or "-",
+                "witness_ran": m.get("gpu_status") == "ran" or bool(m.get("witness")),
+            })
+        if not carried:
+            runs_without.append(path)
+    notes = [f"{why} ({n} row(s))" for why, n in quiet.items()]
+    if runs_without:
+        notes.insert(0, "the rows carry no monitor object (a result from before the monitor)")
+    return rows, notes
 
 
 def render(run_paths, baseline_path, peer_paths):
@@ -529,11 +651,19 @@ def render(run_paths, baseline_path, peer_paths):
                                       any(m.get("gpu_status") == "ran" for m in rows)))
     witness = [{"kernel": m["kernel"], "case": m["case"], "status": m.get("gpu_status", "-"),
                 "receipt": m.get("witness")} for m in measurements if m.get("role") == "kernel"]
-    samples = monitor_samples([doc for _, doc in docs])
-    utilisation = None
-    if samples:
-        svg, count = charts.timeline("utilisation", samples, "GPU utilisation during the run")
-        utilisation = {"svg": svg, "count": count}
+    util_rows, util_notes = utilisation_view(docs)
+    utilisation = {"rows": util_rows, "notes": util_notes, "cases": None, "steps": None,
+                   "no_activity": [r for r in util_rows if r["activity"] == "none"],
+                   "throttled": [r for r in util_rows if r["throttled"]]}
+    if util_rows:
+        svg, count = charts.utilisation_bars("utilisation-cases", util_rows, "SM utilisation per case")
+        utilisation["cases"] = {"svg": svg, "count": count, "labels": [r["label"] for r in util_rows]}
+        svg, count = charts.utilisation_steps("utilisation-timeline", util_rows,
+                                              "utilisation across the run, one step per row's window")
+        utilisation["steps"] = {"svg": svg, "count": count}
+    activity = {(r["kernel"], r["case"]): r["activity"] for r in util_rows}
+    for w in witness:
+        w["activity"] = activity.get((w["kernel"], w["case"]), "-")
     comparison, ratio_chart, same_gpu = [], None, None
     if baseline:
         comparison = compare(measurements, baseline)
@@ -559,7 +689,7 @@ def render(run_paths, baseline_path, peer_paths):
                   "synthetic": baseline.get("synthetic")} if baseline else None,
         kernels=kernels, witness=witness, utilisation=utilisation, comparison=comparison, ratio_chart=ratio_chart,
         regressions=sum(1 for c in comparison if c["status"] == "slower"), same_gpu=same_gpu, any_gpu=any_gpu,
-        not_on_gpu=NOT_ON_GPU, no_samples=NO_SAMPLES, fmt_ms=fmt_ms, pct=pct)
+        not_on_gpu=NOT_ON_GPU, no_samples=NO_SAMPLES, no_activity=NO_ACTIVITY, fmt_ms=fmt_ms, pct=pct)
     return page
 
 

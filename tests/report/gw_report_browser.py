@@ -10,8 +10,10 @@ Renders the page from a committed bench JSON fixture with report.py, opens it in
 the page's own script ran (a marker only it sets) and logged nothing; every section is there (environment,
 one per kernel of the fixture, witness, utilisation, comparison with --baseline); every chart has its bars
 (or lines) and its labels as text; GPU figures or the "not measured on a GPU" notes as the fixture says; the
-witness receipts; the utilisation timeline or the "no utilisation samples" note; with --baseline exactly the
-planted regressions marked, nothing else; and nothing on the page points outside it. Stdlib only.
+witness receipts; the utilisation section from the rows' "monitor" objects (keys as docs/monitor.md's table,
+per-case chart, step timeline, table, every "activity: none" flagged) or the "no utilisation samples" note
+with NVML's reason; with --baseline exactly the planted regressions marked, nothing else; and nothing on the
+page points outside it. Stdlib only.
 
 Exit status: 0 pass, 1 fail, 77 skipped (Chromium, matplotlib or Jinja2 missing) unless CI is set or
 GW_REQUIRE_GPU=1, where a skip is a failure (docs/testing.md, "Exit codes").
@@ -130,6 +132,90 @@ def check_chart(fig, labels_expected):
         check(label in texts, f"{ident}: label '{label}' missing from the chart's text")
 
 
+def monitor_doc_keys(report):
+    """The keys of docs/monitor.md's "JSON keys" table, in order (None where the doc is not beside the report)."""
+    doc = os.path.join(os.path.dirname(os.path.abspath(report)), "..", "docs", "monitor.md")
+    if not os.path.exists(doc):
+        return None
+    text = open(doc, encoding="utf-8").read()
+    section = text[text.index("## JSON keys"):]
+    section = section[:section.index("\n## ", 3)]
+    return re.findall(r"^\| `([a-z_]+)` \|", section, re.M)
+
+
+def check_utilisation(root, fixture, report):
+    """The utilisation section against the rows' "monitor" objects (docs/monitor.md): with readings, the per-case
+    chart (SM mean and peak bars, case labels), the step timeline (its lines, the kernels named), a table row per
+    row with the fixture's activity, every "activity: none" flagged; without, the note and its reason."""
+    rows = fixture["measurements"]
+    keys = monitor_doc_keys(report)
+    for m in rows:
+        mon = m.get("monitor")
+        if isinstance(mon, dict) and keys:
+            check(list(mon) == keys, f"fixture row {m['kernel']} {m['case']}: monitor keys {list(mon)} are not "
+                  f"docs/monitor.md's {keys}")
+    read = [m for m in rows if isinstance(m.get("monitor"), dict) and m["monitor"].get("status") in ("ok", "lost")]
+    section = by_id(root, "utilisation")
+    if section is None:
+        return
+    if not read:
+        note = by_id(root, "no-utilisation")
+        if check(note is not None and "no utilisation samples in this run" in note.all_text(),
+                 "the 'no utilisation samples in this run' note is missing"):
+            for m in rows:
+                mon = m.get("monitor")
+                if isinstance(mon, dict) and mon.get("status") == "unavailable":
+                    want = f"NVML unavailable: {mon.get('reason')}"
+                    check(want in section.all_text(), f"the utilisation note does not say '{want}'")
+                elif isinstance(mon, dict) and mon.get("status") == "off":
+                    check("--no-monitor" in section.all_text(), "the utilisation note does not say the monitor was off")
+        for ident in ("chart-utilisation-cases", "chart-utilisation-timeline"):
+            check(by_id(root, ident) is None, f"{ident} drawn though no row has utilisation readings")
+        return
+    labels = [f"{m['kernel']} {m['case']}" for m in read]
+    cases = by_id(root, "chart-utilisation-cases")
+    if check(cases is not None, "the per-case utilisation chart is missing though the rows have monitor readings"):
+        check_chart(cases, labels + ["SM busy, mean %", "SM busy, peak %"])
+        want = sum(m["monitor"].get(k) is not None for m in read for k in ("sm_util_mean_pct", "sm_util_peak_pct"))
+        check(cases.attrs.get("data-bars") == str(want), f"per-case utilisation chart: {cases.attrs.get('data-bars')} "
+              f"bars declared, the fixture has {want} SM mean/peak figures")
+    steps = by_id(root, "chart-utilisation-timeline")
+    if check(steps is not None, "the utilisation timeline is missing though the rows have monitor readings"):
+        check_chart(steps, ["SM busy, mean %", "SM busy, peak %", "memory busy, peak %"])
+        texts = " ".join(t.all_text() for t in steps.find_all(lambda n: n.tag == "text"))
+        for k in dict.fromkeys(m["kernel"] for m in read):
+            check(k in texts, f"utilisation timeline: kernel {k} not named")
+        for key in ("sm_mean", "sm_peak", "mem_peak"):
+            check(by_id(steps, f"line-utilisation-timeline-{key}") is not None, f"utilisation timeline: no {key} line")
+    table = {r.attrs["data-case"]: r for r in
+             section.find_all(lambda n: n.tag == "tr" and "data-case" in n.attrs)}
+    for m in read:
+        r = table.get(f"{m['kernel']}/{m['case']}")
+        if not check(r is not None, f"utilisation table: no row for {m['kernel']} {m['case']}"):
+            continue
+        check(r.attrs.get("data-activity") == (m["monitor"].get("activity") or "-"),
+              f"utilisation table, {m['kernel']} {m['case']}: activity {r.attrs.get('data-activity')}, "
+              f"the fixture says {m['monitor'].get('activity')}")
+    idle = [m for m in read if m["monitor"].get("activity") == "none"]
+    note = by_id(root, "no-activity")
+    if idle:
+        if check(note is not None, "rows with activity none, but no 'No GPU activity' alarm"):
+            for m in idle:
+                check(f"{m['kernel']} {m['case']}" in note.all_text(), f"the alarm does not name {m['case']}")
+        for m in idle:
+            r = table.get(f"{m['kernel']}/{m['case']}")
+            check(r is not None and "no-activity" in r.attrs.get("class", "").split() and "NONE" in r.all_text(),
+                  f"utilisation table: {m['case']}'s activity none is not flagged")
+        if cases is not None:
+            check("activity: none" in [t.all_text() for t in cases.find_all(lambda n: n.tag == "text")],
+                  "the per-case utilisation chart does not mark 'activity: none'")
+        if steps is not None:
+            check(steps.find_all(lambda n: n.attrs.get("id", "").startswith("noact-")),
+                  "the utilisation timeline has no band for 'activity: none'")
+    else:
+        check(note is None, "a 'No GPU activity' alarm though no row says activity none")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--report", required=True)
@@ -244,15 +330,7 @@ def main():
             want = m["witness"] if m.get("witness") else "not measured on a GPU"
             check(want in got, f"witness receipt of {m['kernel']} {m['case']}: '{want}' not in '{got.strip()}'")
 
-    samples = (fixture.get("monitor") or {}).get("samples")
-    if samples:
-        chart = by_id(root, "chart-utilisation")
-        if check(chart is not None, "utilisation timeline missing though the fixture has monitor samples"):
-            check_chart(chart, [])
-    else:
-        note = by_id(root, "no-utilisation")
-        check(note is not None and "no utilisation samples in this run" in note.all_text(),
-              "the 'no utilisation samples in this run' note is missing")
+    check_utilisation(root, fixture, args.report)
 
     if args.baseline:
         marked = sorted(f"{r.attrs['data-case']}:{r.attrs['data-figure']}" for r in
