@@ -6,7 +6,8 @@
 # objects_3x3.v4.json (univalued, 4-connected, with bg) and objects_3x3.v1-smallest.json (without bg, bg tie
 # smallest: the test grid [1, 8, 1, 8] ties 1 and 8, which arc-dsl breaks as 8 and "smallest" as 1).
 # With DEVICE=cuda and no usable GPU the command exits 77: this prints GW_CLI_SKIPPED (the test's skip
-# expression), since a cmake -P script cannot exit 77 itself.
+# expression), since a cmake -P script cannot exit 77 itself; under GW_REQUIRE_GPU=1 (kept for the cuda run,
+# unset for the cpu run) the command exits 1 and this fails.
 cmake_minimum_required(VERSION 3.25)
 foreach(var GW DEVICE INPUT EXPECTED WORKDIR)
   if(NOT DEFINED ${var})
@@ -24,11 +25,18 @@ foreach(spec "3|arc-dsl|objects_3x3.v3.json" "4|arc-dsl|objects_3x3.v4.json" "1|
   list(GET parts 2 expected)
   set(out "${WORKDIR}/v${variant}-${tie}.json")
   set(cmd "${GW}" run grid_objects --variant ${variant} --bg-tie ${tie} --device ${DEVICE} -o "${out}" "${INPUT}")
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=GW_REQUIRE_GPU --unset=GW_DEVICE ${cmd}
+  set(env_unset --unset=GW_DEVICE)
+  if(DEVICE STREQUAL "cpu")
+    list(APPEND env_unset --unset=GW_REQUIRE_GPU)
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env_unset} ${cmd}
     RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   list(JOIN cmd " " shown)
   message("$ ${shown}\n--- exit ${rc}\n--- stdout:\n${stdout}--- stderr:\n${stderr}---")
   if(DEVICE STREQUAL "cuda" AND rc STREQUAL "77")
+    if(EXISTS "${out}")
+      message(FATAL_ERROR "exit 77 must write nothing, but ${out} exists")
+    endif()
     message("GW_CLI_SKIPPED: no usable GPU")
     return()
   endif()
