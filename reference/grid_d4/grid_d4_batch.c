@@ -197,6 +197,18 @@ int grid_d4_batch_arc_sample(grid_d4_batch *b, size_t n, grid_d4_layout layout, 
     return 0;
 }
 
+int grid_d4_batch_builtin(grid_d4_batch *b, size_t n, uint64_t seed, int per_grid_ops, int batch_op, int aligned16)
+{
+    if (grid_d4_batch_arc_sample(b, n, aligned16 ? GRID_D4_ALIGNED16 : GRID_D4_PACKED, seed)) return -1;
+    if (!per_grid_ops) {
+        grid_d4_batch_set_op(b, batch_op);
+        return 0;
+    }
+    if (grid_d4_batch_set_ops_random(b, seed + 2) == 0) return 0;
+    grid_d4_batch_free(b);
+    return -1;
+}
+
 int grid_d4_batch_shift(grid_d4_batch *b, unsigned in_shift, unsigned out_shift)
 {
     if (in_shift > 15 || out_shift > 15) return -1;

@@ -65,6 +65,10 @@ void grid_d4_batch_free(grid_d4_batch *b);
 /* n grids with shapes drawn from the ARC-AGI-1 training distribution (grid_d4_arc_shapes.h: each real grid's
  * shape weighted by its count, mean ~129 cells), cells 0..9 from seed + 1, laid out as asked. */
 int grid_d4_batch_arc_sample(grid_d4_batch *b, size_t n, grid_d4_layout layout, uint64_t seed);
+/* The built-in problem of the CLI's check, doctor, trace and bench (grid_d4's and grid_objects', whose
+ * variants ride in ops): grid_d4_batch_arc_sample packed, or 16-byte aligned with aligned16, then one batch
+ * op, or random per-grid ops 0..7 from seed + 2 with per_grid_ops. 0, or -1 when out of memory (b freed). */
+int grid_d4_batch_builtin(grid_d4_batch *b, size_t n, uint64_t seed, int per_grid_ops, int batch_op, int aligned16);
 /* dst grid i is src grid order[i] (order NULL: identity, n ignored), cells copied, ops permuted the same way,
  * new layout and shifts. */
 int grid_d4_batch_relayout(grid_d4_batch *dst, const grid_d4_batch *src, const size_t *order, size_t n,

@@ -153,12 +153,11 @@ size_t grid_objects_result_compare(const grid_objects_result *got, const grid_ob
     }
     for (size_t k = 0; k < b->n; k++) memset(inside + b->offset[k], 1, (size_t)grid_d4_batch_cells_of(b, k));
     const uint16_t lp = label_poison(got->poison);
-    for (uint64_t i = 0; i < b->buf_bytes; i++)
-        if (!inside[i] && got->labels[i] != lp)
-            problem(&pr, "label %" PRIu64 " lies outside every grid but holds %u, not the poison %u", i, got->labels[i],
-                    lp);
     for (uint64_t i = 0; i < b->buf_bytes; i++) {
         if (inside[i]) continue;
+        if (got->labels[i] != lp)
+            problem(&pr, "label %" PRIu64 " lies outside every grid but holds %u, not the poison %u", i, got->labels[i],
+                    lp);
         const uint8_t *bytes = (const uint8_t *)&got->objects[i];
         for (size_t j = 0; j < sizeof got->objects[i]; j++) {
             if (bytes[j] != got->poison) {

@@ -99,7 +99,7 @@ static void d4_setup(d4_ctx *c)
 {
     char err[512];
     memset(c, 0, sizeof *c);
-    cr_assert_eq(gw_d4_builtin_batch(&c->b, 2000, 7, 1, 0, 0), 0, "out of memory");
+    cr_assert_eq(grid_d4_batch_builtin(&c->b, 2000, 7, 1, 0, 0), 0, "out of memory");
     cr_assert(grid_d4_result_init(&c->ref, &c->b) == 0 && grid_d4_result_init(&c->got, &c->b) == 0, "out of memory");
     const grid_d4_params p = grid_d4_batch_params(&c->b);
     grid_d4_result_poison(&c->ref, 0xFF);

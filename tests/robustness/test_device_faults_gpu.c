@@ -88,7 +88,7 @@ static int d4_once(d4_run *r, size_t n_grids, uint64_t seed, int do_ref, char *m
     gw_d4_gpu g;
     gw_d4_gpu_result res;
     memset(r, 0, sizeof *r);
-    if (gw_d4_builtin_batch(&r->b, n_grids, seed, 1, 0, 0) || grid_d4_result_init(&r->got, &r->b) ||
+    if (grid_d4_batch_builtin(&r->b, n_grids, seed, 1, 0, 0) || grid_d4_result_init(&r->got, &r->b) ||
         (do_ref && grid_d4_result_init(&r->ref, &r->b))) {
         snprintf(msg, msg_size, "grid_d4: out of host memory");
         return 1;
@@ -344,7 +344,7 @@ Test(device_faults, launch_error_is_reported_with_the_kernel_and_the_cuda_error_
     char err[1024] = "";
     grid_d4_batch b;
     grid_d4_result out;
-    cr_assert_eq(gw_d4_builtin_batch(&b, 500, 11, 1, 0, 0), 0, "out of memory");
+    cr_assert_eq(grid_d4_batch_builtin(&b, 500, 11, 1, 0, 0), 0, "out of memory");
     cr_assert_eq(grid_d4_result_init(&out, &b), 0, "out of memory");
     gw_d4_gpu g;
     cr_assert_eq(gw_d4_gpu_init(&g, device(), &b, err, sizeof err), 0, "%s", err);

@@ -56,7 +56,7 @@ Test(load, grid_d4_four_million_arc_grids_match_the_reference)
     grid_d4_batch b;
     grid_d4_result ref, got;
     double t = gw_cli_now_ms();
-    cr_assert_eq(gw_d4_builtin_batch(&b, 4000000, 2024, 1, 0, 0), 0, "out of host memory");
+    cr_assert_eq(grid_d4_batch_builtin(&b, 4000000, 2024, 1, 0, 0), 0, "out of host memory");
     cr_assert(grid_d4_result_init(&ref, &b) == 0 && grid_d4_result_init(&got, &b) == 0, "out of host memory");
     const grid_d4_params p = grid_d4_batch_params(&b);
     grid_d4_result_poison(&ref, 0xFF);

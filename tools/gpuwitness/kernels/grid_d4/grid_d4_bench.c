@@ -476,7 +476,7 @@ static int d4_size_cases(gw_bench_run *run, const void *tier_case)
         gw_bench_row_init(&row, "grid_d4", "grid_d4_launch", 1);
         const int made = strcmp(size->shapes, "arc")
                              ? batch_30x30(&b, size->n_grids, run->seed, var->per_grid_ops, var->batch_op)
-                             : gw_d4_builtin_batch(&b, size->n_grids, run->seed, var->per_grid_ops, var->batch_op, 1);
+                             : grid_d4_batch_builtin(&b, size->n_grids, run->seed, var->per_grid_ops, var->batch_op, 1);
         if (made || grid_d4_result_init(&ref, &b) || grid_d4_result_init(&mt, &b)) {
             fprintf(stderr, "gpuwitness bench: out of memory building %zu grids\n", size->n_grids);
             if (!made) grid_d4_batch_free(&b);

@@ -139,7 +139,7 @@ static int run_case(const check_case *c, size_t n_grids, const gw_check_request 
     grid_d4_batch b;
     grid_d4_result ref, mt;
     printf("grid_d4 [%s]\n", c->label);
-    if (gw_d4_builtin_batch(&b, n_grids, req->seed, c->per_grid_ops, c->batch_op, c->aligned16)) {
+    if (grid_d4_batch_builtin(&b, n_grids, req->seed, c->per_grid_ops, c->batch_op, c->aligned16)) {
         printf("  result:   FAILED: out of memory building %zu grids\n", n_grids);
         return 1;
     }
@@ -190,7 +190,7 @@ int gw_grid_d4_doctor(int ordinal)
     gw_d4_gpu_result res;
     char err[512], msg[1024];
     int failed = 0;
-    if (gw_d4_builtin_batch(&b, 1000, 1, 1, 0, 0)) {
+    if (grid_d4_batch_builtin(&b, 1000, 1, 1, 0, 0)) {
         printf("  grid_d4:              FAILED: out of memory\n");
         return 1;
     }

@@ -42,11 +42,6 @@ typedef struct gw_d4_gpu {
     gw_witness *d_witness;
 } gw_d4_gpu;
 
-/* The built-in problem of check, doctor, trace and bench: n grids with ARC-AGI-1 training shapes, cells 0..9
- * (grid_d4_batch_arc_sample), random per-grid ops or one batch op, packed or 16-byte aligned. 0, or -1 out
- * of memory. */
-int gw_d4_builtin_batch(grid_d4_batch *b, size_t n, uint64_t seed, int per_grid_ops, int batch_op, int aligned16);
-
 /* cudaSetDevice(ordinal), then allocations sized for b. On error everything is freed. */
 int gw_d4_gpu_init(gw_d4_gpu *g, int ordinal, const grid_d4_batch *b, char *err, size_t err_size);
 /* One call: upload inputs, poison the device outputs with poison_byte (shapes 0xFFFF), zero the witness,

@@ -61,7 +61,7 @@ int gw_grid_d4_trace(gw_trace_work *w, int ordinal, char *err, size_t err_size)
     w->state = s;
     w->iterate = d4_iterate;
     w->release = d4_release;
-    if (gw_d4_builtin_batch(&s->b, D4_GRIDS, D4_SEED, 1, 0, 0)) goto oom;
+    if (grid_d4_batch_builtin(&s->b, D4_GRIDS, D4_SEED, 1, 0, 0)) goto oom;
     const grid_d4_batch *b = &s->b;
     if (grid_d4_result_init(&s->ref, b) || grid_d4_result_init(&s->got, b)) goto oom;
     snprintf(w->description, sizeof w->description, "grid_d4: %zu grids (%" PRIu64 " cells), per-grid random ops, "

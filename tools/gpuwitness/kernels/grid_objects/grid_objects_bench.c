@@ -350,7 +350,7 @@ static int go_size_cases(gw_bench_run *run, const void *tier_case)
     const size_t n_grids = *(const size_t *)tier_case;
     grid_d4_batch b;
     grid_objects_result ref = {0}, mt = {0};
-    if (gw_go_builtin_batch(&b, n_grids, run->seed, 0, 0, 1)) {
+    if (grid_d4_batch_builtin(&b, n_grids, run->seed, 0, 0, 1)) {
         fprintf(stderr, "gpuwitness bench: out of memory building %zu grids\n", n_grids);
         return -1;
     }

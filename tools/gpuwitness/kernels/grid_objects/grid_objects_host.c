@@ -175,17 +175,3 @@ fail:
     gw_range_pop_to(range_depth);
     return -1;
 }
-
-int gw_go_builtin_batch(grid_d4_batch *b, size_t n, uint64_t seed, int per_grid_variants, int batch_variant,
-                        int aligned16)
-{
-    if (grid_d4_batch_arc_sample(b, n, aligned16 ? GRID_D4_ALIGNED16 : GRID_D4_PACKED, seed)) return -1;
-    if (!per_grid_variants) {
-        grid_d4_batch_set_op(b, batch_variant);
-        return 0;
-    }
-    /* grid_d4's random ops are uniform in 0..7: every variant, mixed */
-    if (grid_d4_batch_set_ops_random(b, seed + 2) == 0) return 0;
-    grid_d4_batch_free(b);
-    return -1;
-}

@@ -47,12 +47,6 @@ typedef struct gw_go_gpu {
     gw_witness *d_witness;
 } gw_go_gpu;
 
-/* The built-in problem of check, doctor, trace and bench: n grids with ARC-AGI-1 training shapes, cells 0..9
- * (grid_d4_batch_arc_sample), random per-grid variants 0..7 (seed + 2) or one batch variant, packed or
- * 16-byte aligned. 0, or -1 out of memory. */
-int gw_go_builtin_batch(grid_d4_batch *b, size_t n, uint64_t seed, int per_grid_variants, int batch_variant,
-                        int aligned16);
-
 /* cudaSetDevice(ordinal), then allocations sized for b. On error everything is freed. */
 int gw_go_gpu_init(gw_go_gpu *g, int ordinal, const grid_d4_batch *b, char *err, size_t err_size);
 /* One call of b under bg_tie: poisons out on the host with grid_objects_result_poison(poison) (1..254) and

@@ -63,7 +63,7 @@ int gw_grid_objects_trace(gw_trace_work *w, int ordinal, char *err, size_t err_s
     w->state = s;
     w->iterate = go_iterate;
     w->release = go_release;
-    if (gw_go_builtin_batch(&s->b, GO_GRIDS, GO_SEED, 1, 0, 0)) goto oom;
+    if (grid_d4_batch_builtin(&s->b, GO_GRIDS, GO_SEED, 1, 0, 0)) goto oom;
     const grid_d4_batch *b = &s->b;
     if (grid_objects_result_init(&s->ref, b->n, b->buf_bytes) || grid_objects_result_init(&s->got, b->n, b->buf_bytes))
         goto oom;
