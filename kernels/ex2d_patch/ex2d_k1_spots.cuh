@@ -14,6 +14,7 @@ __global__ void __launch_bounds__(SPOT_THREADS)
     __shared__ double s_px[EX2D_MAX_DEGREE + 1][SPOT_MAX_SIDE], s_py[EX2D_MAX_DEGREE + 1][SPOT_MAX_SIDE];
     __shared__ double s_c[(EX2D_MAX_DEGREE + 1) * (EX2D_MAX_DEGREE + 1)];
     __shared__ double s_total;
+    __shared__ double s_tail[EX2D_TAIL_TERMS];
 
     const unsigned long long t_start = gw_witness_clock(witness);
     const int tid = (int)threadIdx.x;
@@ -41,6 +42,8 @@ __global__ void __launch_bounds__(SPOT_THREADS)
         }
     }
     if (tid < ncoef) s_c[tid] = in.psf_c[e * ncoef + tid];
+    const bool has_tail = in.psf_tail != NULL;
+    if (has_tail && tid < EX2D_TAIL_TERMS) s_tail[tid] = in.psf_tail[e * EX2D_TAIL_TERMS + tid];
     __syncthreads();
 
     /* P_0[q] = (erf(u_(q+1)) - erf(u_q)) / 2; P_g[q] = He_(g-1) G at u_q minus the same at u_(q+1). */
@@ -54,7 +57,8 @@ __global__ void __launch_bounds__(SPOT_THREADS)
     }
     __syncthreads();
 
-    /* spot[iy][ix] = sum_i Px_i[ix] (sum_j c_ij Py_j[iy]); negatives become +0.0; then divided by the sum. */
+    /* spot[iy][ix] = sum_i Px_i[ix] (sum_j c_ij Py_j[iy]), plus the tail at the pixel centre (dx, dy from the
+     * spot centre) when the table has one; negatives become +0.0; then divided by the sum. */
     double value[SPOT_PER_THREAD];
     double local = 0.0;
 #pragma unroll
@@ -68,6 +72,13 @@ __global__ void __launch_bounds__(SPOT_THREADS)
                 double inner = 0.0;
                 for (int j = 0; j <= p.gy; j++) inner += s_c[i * (p.gy + 1) + j] * s_py[j][iy];
                 v += s_px[i][ix] * inner;
+            }
+            if (has_tail) {
+                const double rx = ((double)(ix - p.hsizex) - in.psf_dx[e]) * s_tail[EX2D_TAIL_XSCALE];
+                const double ry = ((double)(iy - p.hsizey) - in.psf_dy[e]) * s_tail[EX2D_TAIL_YSCALE];
+                const double r2 = rx * rx + ry * ry;
+                v += s_tail[EX2D_TAIL_AMP] * r2 /
+                     pow(s_tail[EX2D_TAIL_CORE] * s_tail[EX2D_TAIL_CORE] + r2, 1.0 + s_tail[EX2D_TAIL_INDEX] / 2.0);
             }
             value[r] = v <= 0.0 ? 0.0 : v;
             local += value[r];

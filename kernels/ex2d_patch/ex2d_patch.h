@@ -9,7 +9,7 @@
  *   this differs from specter: docs/ex2d_patch.md.
  * Layout. Row-major FP64 unless said. image, ivar [npix_y][npix_x] (ivar 0 masks a pixel). The PSF table, entry
  *   e = s_tab*nwave_tab + w_tab: psf_sigx/sigy/dx/dy [nspec_tab][nwave_tab], psf_c [nspec_tab][nwave_tab][gx+1]
- *   [gy+1], psf_xc/psf_yc int32 spot corners; spots [entries][2*hsizey+1][2*hsizex+1]; patches ex2d_patch_desc
+ *   [gy+1], psf_xc/psf_yc int32 spot corners, optional psf_tail [nspec_tab][nwave_tab][5]; spots [entries][2*hsizey+1][2*hsizex+1]; patches ex2d_patch_desc
  *   [npatch]; frame outputs flux, ivar, chi2pix, pixmask_fraction [nspec_out][nwave_out], rdiags [nspec_out]
  *   [2*ndiag+1][nwave_out], info [npatch]. Intermediates live in the caller's workspace (ex2d_workspace_carve).
  * Errors. ex2d_check_args() holds the host rules. A launcher returns, in this order and enqueuing nothing:
@@ -58,6 +58,11 @@ extern "C" {
 #define EX2D_MAX_M 112           /* bins per patch spectrum */
 #define EX2D_MAX_HALF_SIZE 15    /* hsizex, hsizey: spots of at most 31 x 31 pixels */
 #define EX2D_WORKSPACE_ALIGN 256 /* bytes: the workspace base and every slot */
+
+/* The PSF tail terms of one table entry, in ex2d_inputs.psf_tail (DESI's TAILAMP, TAILCORE, TAILXSCA, TAILYSCA,
+ * TAILINDE). */
+enum { EX2D_TAIL_AMP = 0, EX2D_TAIL_CORE = 1, EX2D_TAIL_XSCALE = 2, EX2D_TAIL_YSCALE = 3, EX2D_TAIL_INDEX = 4,
+       EX2D_TAIL_TERMS = 5 };
 
 /* Per-patch outcome, in info[].status. The CPU reference returns the same codes. */
 typedef enum ex2d_patch_status {
@@ -146,6 +151,9 @@ typedef struct ex2d_inputs {
     const int32_t *psf_xc, *psf_yc;
     const ex2d_patch_desc *patches;
     int npatch;
+    /* Optional: the PSF tail per table entry [nspec_tab][nwave_tab][EX2D_TAIL_TERMS]; K1 adds amp r2 / (core^2 + r2)^(1 + index/2), r2 = (dx xscale)^2 + (dy yscale)^2, at pixel centres
+     * before clipping. NULL: no tail (the synthetic PSF). */
+    const double *psf_tail;
 } ex2d_inputs;
 
 /* Frame outputs; each patch writes only its core. info is indexed by global patch index. */

@@ -5,7 +5,10 @@
  *          the spot spans [q - hsize - 0.5, q - hsize + 0.5] relative to the trace, minus the sub-pixel offset)
  *   P_0[q] = (erf(u_{q+1}/sqrt2) - erf(u_q/sqrt2))/2
  *   P_g[q] = He_{g-1}(u_q) G(u_q) - He_{g-1}(u_{q+1}) G(u_{q+1}),  G(u) = exp(-u^2/2)/sqrt(2 pi)
- *   spot[iy][ix] = sum_i Px_i[ix] (sum_j c_ij Py_j[iy]); values <= 0 become +0.0; divided by the raster sum.
+ *   spot[iy][ix] = sum_i Px_i[ix] (sum_j c_ij Py_j[iy]) (+ the tail, when the table has one); values <= 0
+ *          become +0.0; divided by the raster sum.
+ *   tail   amp r2 / (core^2 + r2)^(1 + index/2), r2 = (dx xscale)^2 + (dy yscale)^2, dx = ix - hsizex - offset_x
+ *          (the pixel centre minus the spot centre; likewise dy): not integrated over the pixel, as specter.
  * Px_g[q] is the integral of the degree-g Gauss-Hermite basis over pixel q (d/du of -He_{g-1} G is He_g G).
  */
 #include <math.h>
@@ -16,6 +19,15 @@
 
 #define EX2D_SQRT1_2 0.70710678118654752440
 #define EX2D_1_SQRT_2PI 0.39894228040143267794
+
+/* The tail at offset (dx, dy) from the spot centre, as specter writes it. */
+static double ex2d_tail_at(const double *tail, double dx, double dy)
+{
+    const double rx = dx * tail[EX2D_TAIL_XSCALE], ry = dy * tail[EX2D_TAIL_YSCALE];
+    const double r2 = rx * rx + ry * ry;
+    return tail[EX2D_TAIL_AMP] * r2 /
+           pow(tail[EX2D_TAIL_CORE] * tail[EX2D_TAIL_CORE] + r2, 1.0 + tail[EX2D_TAIL_INDEX] / 2.0);
+}
 
 /* Pixel integrals of the degree 0..g basis functions along one axis: out[g][q], q < 2*hsize+1. */
 static void axis_integrals(double sigma, double offset, int hsize, int degree, double *out)
@@ -54,6 +66,7 @@ static void spot_of_entry(const ex2d_params *p, const ex2d_inputs *in, int64_t e
     axis_integrals(in->psf_sigx[e], in->psf_dx[e], p->hsizex, p->gx, px);
     axis_integrals(in->psf_sigy[e], in->psf_dy[e], p->hsizey, p->gy, py);
     const double *c = in->psf_c + e * ncx * ncy;
+    const double *tail = in->psf_tail ? in->psf_tail + e * EX2D_TAIL_TERMS : NULL;
     double sum = 0.0;
     for (int iy = 0; iy < ny; iy++) {
         double row[EX2D_MAX_DEGREE + 1]; /* sum_j c_ij Py_j[iy], per x degree i */
@@ -65,6 +78,9 @@ static void spot_of_entry(const ex2d_params *p, const ex2d_inputs *in, int64_t e
         for (int ix = 0; ix < nx; ix++) {
             double v = 0.0;
             for (int i = 0; i < ncx; i++) v += px[i * nx + ix] * row[i];
+            if (tail)
+                v += ex2d_tail_at(tail, (double)(ix - p->hsizex) - in->psf_dx[e],
+                                  (double)(iy - p->hsizey) - in->psf_dy[e]);
             if (v <= 0.0) v = 0.0; /* also turns -0.0 into +0.0 */
             spot[iy * nx + ix] = v;
             sum += v;

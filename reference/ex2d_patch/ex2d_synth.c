@@ -125,6 +125,7 @@ const char *ex2d_synth_error_str(int code)
     case EX2D_SYNTH_ERR_GEOMETRY: return "a spot footprint leaves the CCD, or a patch exceeds n <= 1024 (EX2D_MAX_N)";
     case EX2D_SYNTH_ERR_ALLOC: return "out of host memory while building the frame";
     case EX2D_SYNTH_ERR_TIER: return "unknown tier: use S, M, L, XL_BUNDLE or XL_FRAME";
+    case EX2D_SYNTH_ERR_PSF: return "the PSF gives a width <= 0 or a value that is not finite at a table wavelength";
     }
     return "unknown ex2d_synth error";
 }

@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "ex2d_patch.h"
+#include "ex2d_psf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,7 +62,8 @@ typedef enum ex2d_synth_error {
     EX2D_SYNTH_ERR_CONFIG = 2,   /* a configuration value out of range (the message lists the rules) */
     EX2D_SYNTH_ERR_GEOMETRY = 3, /* a spot footprint leaves the CCD, or a patch exceeds this build's limits */
     EX2D_SYNTH_ERR_ALLOC = 4,    /* out of memory (nothing is kept) */
-    EX2D_SYNTH_ERR_TIER = 5      /* unknown tier */
+    EX2D_SYNTH_ERR_TIER = 5,     /* unknown tier */
+    EX2D_SYNTH_ERR_PSF = 6       /* the real PSF gives a width <= 0 or a value that is not finite */
 } ex2d_synth_error;
 
 typedef enum ex2d_tier {
@@ -114,6 +116,11 @@ typedef struct ex2d_frame_config {
     int nmasked_cols;                             /* 0..EX2D_SYNTH_MAX_MASKED_COLS */
     int masked_cols[EX2D_SYNTH_MAX_MASKED_COLS];  /* CCD x of each masked column (outside the image: no effect) */
     int nthreads;                                 /* threads for the spots (ex2d_ref_spots: 0 = every core) */
+    /* NULL: the synthetic PSF above. Otherwise a real PSF (set with ex2d_frame_config_use_psf): the trace,
+     * widths, Gauss-Hermite coefficients and tail come from it, fibres are counted from its FIBERMIN (fibre 0
+     * of the camera is the PSF's first), bundles start there, lambda_w = wave_min + wave_step*w, and the
+     * corners follow specter's rule (ex2d_psf_corner). Not owned. */
+    const ex2d_psf *psf;
 } ex2d_frame_config;
 
 /* One owning struct: ex2d_frame_free releases everything. Table arrays are [nspec_tab][nwave_tab]. */
@@ -127,6 +134,7 @@ typedef struct ex2d_frame {
     double *trace_x, *trace_y;   /* X, Y (CCD coordinates) */
     double *sigx, *sigy, *dx, *dy;
     double *psf_c;               /* [nspec_tab][nwave_tab][gx+1][gy+1], i = x degree */
+    double *tail;                /* [nspec_tab][nwave_tab][EX2D_TAIL_TERMS] with a real PSF, else NULL */
     int32_t *xc, *yc;            /* spot lower-left corners, image coordinates */
     double *spots;               /* [nspec_tab*nwave_tab][ny][nx], ex2d_ref_spots of every entry */
     double *f_true;              /* truth flux of every table entry */
@@ -147,6 +155,11 @@ int ex2d_frame_config_tier(ex2d_frame_config *cfg, int tier);
 /* "S", "M", "L", "XL_BUNDLE"/"XL-BUNDLE", "XL_FRAME"/"XL-FRAME"/"XL" (case-insensitive) -> tier. Returns 0 or
  * EX2D_SYNTH_ERR_TIER (EX2D_SYNTH_ERR_NULL for NULL). */
 int ex2d_tier_parse(const char *name, int *tier);
+
+/* Points cfg at psf and takes the camera from it: nfibre_camera, the CCD size, hsizex, hsizey, gx and gy.
+ * wave_min and wave_step (the extraction grid), nwave_camera, the fibres, bins and decomposition stay the
+ * caller's. */
+void ex2d_frame_config_use_psf(ex2d_frame_config *cfg, const ex2d_psf *psf);
 
 /* NULL when cfg is usable, else a message naming the field and the rule it breaks. */
 const char *ex2d_frame_config_check(const ex2d_frame_config *cfg);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * ex2d_synth, part 2: the frame (contract in ex2d_synth.h; formulas in docs/ex2d_patch.md,
  * "The synthetic frame").
- * Order of work: patch layout (fibre ranges) -> PSF table with CCD corners -> patch boxes -> image window ->
+ * Order of work: patch layout (fibre ranges) -> PSF table (synthetic, or from a real PSF) with CCD corners -> patch boxes -> image window ->
  * corners and boxes shifted into the window (integer shifts: exact) -> params -> spots (K1 of the reference)
  * -> truth, model, ivar, noise, masks.
  */
@@ -79,11 +79,29 @@ const char *ex2d_frame_config_check(const ex2d_frame_config *cfg)
         return "nwavestep >= 1, wavepad >= 0 and m = nwavestep + 2*wavepad <= 112 (EX2D_MAX_M)";
     if (cfg->nwavestep + 2 * cfg->wavepad <= cfg->hsizey)
         return "m = nwavestep + 2*wavepad must exceed hsizey (the Rdiags half width ndiag = hsizey)";
-    const double t_lo = 2.0 * cfg->wave_step * (cfg->wave_first - cfg->wavepad) / cfg->wave_span - 1.0;
-    const double t_hi =
-        2.0 * cfg->wave_step * (cfg->wave_first + cfg->nwave + cfg->wavepad + cfg->nwavestep) / cfg->wave_span - 1.0;
-    if (!width_positive(cfg->sigx0, cfg->sigx1, t_lo, t_hi) || !width_positive(cfg->sigy0, cfg->sigy1, t_lo, t_hi))
-        return "sigx0 + sigx1*t and sigy0 + sigy1*t must be > 0 over the table's wavelengths";
+    if (cfg->psf) {
+        const ex2d_psf *psf = cfg->psf;
+        const char *why = ex2d_psf_check(psf);
+        if (why) return why;
+        if (cfg->nfibre_camera != psf->nfibre || cfg->ccd_npix_x != psf->npix_x || cfg->ccd_npix_y != psf->npix_y ||
+            cfg->hsizex != psf->hsizex || cfg->hsizey != psf->hsizey || cfg->gx != psf->gx || cfg->gy != psf->gy)
+            return "psf: the camera (fibres, CCD, spot size, degrees) must be the PSF's (ex2d_frame_config_use_psf)";
+        double lo, hi;
+        ex2d_psf_wave_range(psf, &lo, &hi);
+        const double w_lo = cfg->wave_min + cfg->wave_step * (cfg->wave_first - cfg->wavepad);
+        const double w_hi =
+            cfg->wave_min + cfg->wave_step * (cfg->wave_first + cfg->nwave + cfg->wavepad + cfg->nwavestep - 1);
+        if (!(w_lo >= lo && w_hi <= hi))
+            return "wavelengths: every table wavelength (wavepad bins below the first, wavepad + nwavestep above the "
+                   "last) must lie inside the PSF's domain";
+    } else {
+        const double t_lo = 2.0 * cfg->wave_step * (cfg->wave_first - cfg->wavepad) / cfg->wave_span - 1.0;
+        const double t_hi =
+            2.0 * cfg->wave_step * (cfg->wave_first + cfg->nwave + cfg->wavepad + cfg->nwavestep) / cfg->wave_span -
+            1.0;
+        if (!width_positive(cfg->sigx0, cfg->sigx1, t_lo, t_hi) || !width_positive(cfg->sigy0, cfg->sigy1, t_lo, t_hi))
+            return "sigx0 + sigx1*t and sigy0 + sigy1*t must be > 0 over the table's wavelengths";
+    }
     if (!isfinite(cfg->line_amp) || cfg->line_period < 0 ||
         (cfg->line_period > 0 && (cfg->line_phase < 0 || cfg->line_phase >= cfg->line_period)))
         return "line_amp finite, line_period >= 0, 0 <= line_phase < line_period";
@@ -100,6 +118,15 @@ const char *ex2d_frame_config_check(const ex2d_frame_config *cfg)
     if (cfg->image_kind == EX2D_IMAGE_PATCH && ex2d_synth_count_patches(cfg) != 1)
         return "image_kind EX2D_IMAGE_PATCH needs a frame of exactly one patch";
     return NULL;
+}
+
+void ex2d_frame_config_use_psf(ex2d_frame_config *cfg, const ex2d_psf *psf)
+{
+    cfg->psf = psf;
+    cfg->nfibre_camera = psf->nfibre;
+    cfg->ccd_npix_x = psf->npix_x, cfg->ccd_npix_y = psf->npix_y;
+    cfg->hsizex = psf->hsizex, cfg->hsizey = psf->hsizey;
+    cfg->gx = psf->gx, cfg->gy = psf->gy;
 }
 
 /* The trace, widths and Gauss-Hermite coefficients of global fibre i at camera bin w
@@ -127,6 +154,15 @@ static void psf_at(const ex2d_frame_config *cfg, int i, int w, double *x, double
         if (terms[k].i <= cfg->gx && terms[k].j <= cfg->gy) c[terms[k].i * ncy + terms[k].j] = terms[k].v;
 }
 
+static int entry_finite(const ex2d_frame *f, size_t e, int ncoef)
+{
+    int ok = isfinite(f->trace_x[e]) && isfinite(f->trace_y[e]) && f->sigx[e] > 0.0 && f->sigy[e] > 0.0 &&
+             isfinite(f->sigx[e]) && isfinite(f->sigy[e]);
+    for (int k = 0; k < ncoef; k++) ok = ok && isfinite(f->psf_c[e * ncoef + k]);
+    for (int t = 0; t < EX2D_TAIL_TERMS; t++) ok = ok && isfinite(f->tail[e * EX2D_TAIL_TERMS + t]);
+    return ok;
+}
+
 static void *alloc_array(size_t count, size_t size, int *failed)
 {
     void *p = count ? malloc(count * size) : NULL;
@@ -144,9 +180,22 @@ static int build_table(ex2d_frame *f)
         for (int w = 0; w < p->nwave_tab; w++) {
             const size_t e = (size_t)s * p->nwave_tab + w;
             const int fibre = f->tab_fibre_first + s, wave = f->tab_wave_first + w;
-            psf_at(cfg, fibre, wave, &f->trace_x[e], &f->trace_y[e], &f->sigx[e], &f->sigy[e], f->psf_c + e * ncoef);
-            ex2d_synth_corner(f->trace_x[e], p->hsizex, &f->xc[e], &f->dx[e]);
-            ex2d_synth_corner(f->trace_y[e], p->hsizey, &f->yc[e], &f->dy[e]);
+            if (cfg->psf) {
+                ex2d_psf_entry pe;
+                ex2d_psf_entry_at(cfg->psf, fibre, cfg->wave_min + cfg->wave_step * wave, &pe);
+                f->trace_x[e] = pe.x, f->trace_y[e] = pe.y, f->sigx[e] = pe.sigx, f->sigy[e] = pe.sigy;
+                f->xc[e] = pe.xc, f->yc[e] = pe.yc, f->dx[e] = pe.dx, f->dy[e] = pe.dy;
+                memcpy(f->psf_c + e * ncoef, pe.c, (size_t)ncoef * sizeof(double));
+                memcpy(f->tail + e * EX2D_TAIL_TERMS, pe.tail, sizeof(pe.tail));
+                if (!entry_finite(f, e, ncoef)) return EX2D_SYNTH_ERR_PSF;
+                /* A spot starting left of the CCD would be cut short by the C truncation: refused below. */
+                if (pe.x - p->hsizex + 0.5 < 0.0 || pe.y - p->hsizey + 0.5 < 0.0) return EX2D_SYNTH_ERR_GEOMETRY;
+            } else {
+                psf_at(cfg, fibre, wave, &f->trace_x[e], &f->trace_y[e], &f->sigx[e], &f->sigy[e],
+                       f->psf_c + e * ncoef);
+                ex2d_synth_corner(f->trace_x[e], p->hsizex, &f->xc[e], &f->dx[e]);
+                ex2d_synth_corner(f->trace_y[e], p->hsizey, &f->yc[e], &f->dy[e]);
+            }
             if (f->xc[e] < 0 || f->xc[e] > cfg->ccd_npix_x - nx || f->yc[e] < 0 || f->yc[e] > cfg->ccd_npix_y - ny)
                 return EX2D_SYNTH_ERR_GEOMETRY;
             f->f_true[e] = ex2d_synth_f_true(cfg, fibre, wave);
@@ -276,6 +325,7 @@ void ex2d_frame_free(ex2d_frame *f)
     free(f->dx);
     free(f->dy);
     free(f->psf_c);
+    free(f->tail);
     free(f->xc);
     free(f->yc);
     free(f->spots);
@@ -330,6 +380,7 @@ int ex2d_frame_make(const ex2d_frame_config *cfg, ex2d_frame *out)
     f.yc = alloc_array(entries, sizeof(int32_t), &failed);
     f.f_true = alloc_array(entries, sizeof(double), &failed);
     f.spots = alloc_array(entries * spot_size, sizeof(double), &failed);
+    if (cfg->psf) f.tail = alloc_array(entries * EX2D_TAIL_TERMS, sizeof(double), &failed);
     f.patches = alloc_array((size_t)f.npatch, sizeof(ex2d_patch_desc), &failed);
     if (failed) {
         ex2d_frame_free(&f);
@@ -358,6 +409,7 @@ int ex2d_frame_make(const ex2d_frame_config *cfg, ex2d_frame *out)
     f.inputs = (ex2d_inputs){
         .image = f.image, .ivar = f.ivar, .psf_sigx = f.sigx, .psf_sigy = f.sigy, .psf_dx = f.dx, .psf_dy = f.dy,
         .psf_c = f.psf_c, .psf_xc = f.xc, .psf_yc = f.yc, .patches = f.patches, .npatch = f.npatch,
+        .psf_tail = f.tail,
     };
     /* Sizes and limits were checked above, so K1 cannot refuse them. */
     if (ex2d_ref_spots(p, &f.inputs, 0, (int)entries, f.spots, cfg->nthreads)) {

@@ -71,11 +71,12 @@ void ex2d_gc_open(ex2d_gpu_case *t, const ex2d_frame_config *cfg, int max_batch)
     t->d_xc = device_copy(t->f.xc, entries * sizeof(int32_t));
     t->d_yc = device_copy(t->f.yc, entries * sizeof(int32_t));
     t->d_patches = device_copy(t->f.patches, (size_t)t->f.npatch * sizeof(ex2d_patch_desc));
+    if (t->f.tail) t->d_tail = device_copy(t->f.tail, entries * EX2D_TAIL_TERMS * sizeof(double)); /* a real PSF */
     t->d_spots = device_copy(t->f.spots, entries * t->spot_pixels * sizeof(double));
     t->d_spots_k1 = device_copy(NULL, entries * t->spot_pixels * sizeof(double));
     ex2d_inputs in = {.image = t->d_image, .ivar = t->d_ivar, .psf_sigx = t->d_sigx, .psf_sigy = t->d_sigy,
                       .psf_dx = t->d_dx, .psf_dy = t->d_dy, .psf_c = t->d_c, .psf_xc = t->d_xc,
-                      .psf_yc = t->d_yc, .patches = t->d_patches, .npatch = t->f.npatch};
+                      .psf_yc = t->d_yc, .patches = t->d_patches, .npatch = t->f.npatch, .psf_tail = t->d_tail};
     t->d_in = in;
     t->d_ws = device_copy(NULL, t->ws_bytes);
     cr_assert(ex2d_workspace_carve(p, max_batch, t->d_ws, &t->d_w) == 0, "cudaMalloc gave a misaligned workspace");
@@ -98,7 +99,7 @@ void ex2d_gc_close(ex2d_gpu_case *t)
         if (open_cases[i] == t) open_cases[i] = NULL;
     /* Errors are ignored: this also runs from .fini after a failed test. */
     void *device[] = {t->d_image, t->d_ivar, t->d_sigx, t->d_sigy, t->d_dx, t->d_dy, t->d_c, t->d_xc, t->d_yc,
-                      t->d_patches, t->d_spots, t->d_spots_k1, t->d_ws, t->d_out.flux, t->d_out.ivar,
+                      t->d_patches, t->d_tail, t->d_spots, t->d_spots_k1, t->d_ws, t->d_out.flux, t->d_out.ivar,
                       t->d_out.rdiags, t->d_out.chi2pix, t->d_out.pixmask_fraction, t->d_out.info, t->d_witness};
     for (size_t i = 0; i < sizeof device / sizeof device[0]; i++) cudaFree(device[i]);
     if (t->stream) cudaStreamDestroy(t->stream);

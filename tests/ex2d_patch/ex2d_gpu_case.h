@@ -36,6 +36,7 @@ typedef struct ex2d_gpu_case {
     double *d_image, *d_ivar, *d_sigx, *d_sigy, *d_dx, *d_dy, *d_c;
     int32_t *d_xc, *d_yc;
     ex2d_patch_desc *d_patches;
+    double *d_tail; /* NULL unless the frame comes from a real PSF */
     double *d_spots, *d_spots_k1;
     void *d_ws;
     ex2d_workspace d_w; /* carved over d_ws */

@@ -5,6 +5,8 @@
 #   test_ex2d_patch_ref (cpu, + .memcheck)    the reference on tier S and small frames: dense == overlap bitwise,
 #                                             the invariants, noiseless patch, masking, regularisation, statuses,
 #                                             stitching, threads, every bad-input rule
+#   test_ex2d_psf (cpu, + .data, .memcheck)   the real-PSF path: Legendre, corners, tail, frame rules; specter's trace
+#                                             and spots (1e-9 px, 1e-12), the real-PSF round trip's pulls
 #   test_ex2d_patch_tiers (cpu)               (test_ex2d_patch_ref.c, GW_EX2D_LARGE_TIERS) tiers M and L: dense == overlap on 518 unknowns, noiseless M, noisy
 #                                             L chi, threaded == single-threaded; too slow for Valgrind
 # -ffp-contract=off: the tests recompute sums in the reference's order and compare bits.
@@ -28,3 +30,7 @@ foreach(t test_ex2d_synth.memcheck test_ex2d_patch_ref.memcheck)
     set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "OMP_WAIT_POLICY=passive")
   endif()
 endforeach()
+# The real-PSF path (ex2d_psf.h): no-data rules, and against specter's values in $GW_DATA_DIR/desi (.data).
+gw_add_cpu_test(NAME test_ex2d_psf SOURCES test_ex2d_psf.c ex2d_psf_golden.c
+  LIBS ex2d_synth ex2d_patch_ref gw_desi PkgConfig::CJSON m LABEL cpu TIMEOUT 300 MEMCHECK DATA)
+target_compile_options(test_ex2d_psf PRIVATE -ffp-contract=off)

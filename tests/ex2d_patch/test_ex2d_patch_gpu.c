@@ -11,6 +11,8 @@
  *   - per-patch failures (a non-positive pivot, a one-sweep Jacobi limit), a NULL witness, determinism;
  *   - bad input: every host rule rejected before any launch, every device rule caught by the validation pass,
  *     and in both cases nothing written.
+ *   - suite ex2d_patch_gpu_data (CTest's test_ex2d_patch_gpu.data, $GW_DATA_DIR): the DESI test PSF's spots
+ *     against specter's ("Real DESI PSFs"), and a frame through that PSF against the reference at every stage.
  * Every call: poisoned outputs before (all-ones bytes), the witness after, checked by the stage's expected
  * launches and items. The checks live in support/ex2d_gpu_checks.c and print their own words ("still holds
  * the poison", "no GPU code ran", "partial execution"), which is what the canaries
@@ -30,6 +32,7 @@
 #include "ex2d_gpu_checks.h"
 #include "ex2d_patch.h"
 #include "ex2d_patch_ref.h"
+#include "ex2d_psf_golden.h"
 #include "ex2d_synth.h"
 #include "gw_gpu_test.h"
 
@@ -927,4 +930,66 @@ Test(ex2d_patch_gpu, device_validation_reports_the_first_bad_patch_and_marks_the
     free(image);
     free(ivar);
     ex2d_gc_close(&t);
+}
+
+/* ------------------------------------------------------------------ a real DESI PSF ($GW_DATA_DIR/desi) */
+
+TestSuite(ex2d_patch_gpu_data, .init = gw_gpu_test_init, .fini = ex2d_gc_fini);
+
+Test(ex2d_patch_gpu_data, k1_spots_of_the_desi_test_psf_match_specters_within_1e_12)
+{
+    ex2d_golden g;
+    ex2d_golden_load(&g);
+    const size_t n = (size_t)g.nspot, spot = (size_t)(2 * g.psf.hsizex + 1) * (2 * g.psf.hsizey + 1);
+    const size_t ncoef = (size_t)(g.psf.gx + 1) * (g.psf.gy + 1);
+    double *d[7], *d_spots;
+    const double *host[7] = {g.sigx, g.sigy, g.dx, g.dy, g.c, g.tail, NULL};
+    const size_t count[7] = {n, n, n, n, n * ncoef, n * EX2D_TAIL_TERMS, 0};
+    for (int i = 0; i < 6; i++) {
+        GW_CUDA(cudaMalloc((void **)&d[i], count[i] * sizeof(double)));
+        GW_CUDA(cudaMemcpy(d[i], host[i], count[i] * sizeof(double), cudaMemcpyHostToDevice));
+    }
+    GW_CUDA(cudaMalloc((void **)&d_spots, n * spot * sizeof(double)));
+    GW_CUDA(cudaMemset(d_spots, 0xFF, n * spot * sizeof(double)));
+    const ex2d_inputs in = {.psf_sigx = d[0], .psf_sigy = d[1], .psf_dx = d[2], .psf_dy = d[3], .psf_c = d[4],
+                            .psf_tail = d[5]};
+    gw_witness *d_w = gw_witness_new();
+    expect_success(ex2d_spots_launch(&g.params, &in, 0, (int)n, d_spots, d_w, 0), "ex2d_spots_launch");
+    GW_CUDA(cudaDeviceSynchronize());
+    double *spots = malloc(n * spot * sizeof(double));
+    cr_assert(spots);
+    GW_CUDA(cudaMemcpy(spots, d_spots, n * spot * sizeof(double), cudaMemcpyDeviceToHost));
+    gw_assert_witness(d_w, 1, n);
+    double worst;
+    ex2d_golden_check_spots(&g, spots, "ex2d_spots_launch", &worst);
+    cr_log_info("GPU K1: %zu spots of the DESI test PSF, largest |difference| from specter %.3g", n, worst);
+    free(spots);
+    for (int i = 0; i < 6; i++) cudaFree(d[i]);
+    cudaFree(d_spots);
+    cudaFree(d_w);
+    ex2d_golden_free(&g);
+}
+
+Test(ex2d_patch_gpu_data, a_frame_through_the_desi_test_psf_matches_the_reference_at_every_stage)
+{
+    ex2d_golden g; /* only its PSF */
+    ex2d_golden_load(&g);
+    ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
+    ex2d_frame_config_use_psf(&cfg, &g.psf);
+    /* fibres 0..4, 500 bins of 0.8 A from 6000 A (10 patches), noise: the reference's round-trip test */
+    cfg.fibre_first = 0, cfg.nfibre = 5, cfg.wave_min = 6000.0, cfg.wave_step = 0.8;
+    cfg.nwave_camera = 500, cfg.wave_first = 0, cfg.nwave = 500, cfg.crop_to_boxes = 1;
+    ex2d_gpu_case t;
+    ex2d_gc_open(&t, &cfg, 4);
+    cr_assert(t.d_in.psf_tail != NULL, "the real PSF's tail was not uploaded");
+    expect_success(ex2d_spots_launch(&t.f.params, &t.d_in, 0, (int)t.entries, t.d_spots_k1,
+                                     t.d_witness + EX2D_W_SPOTS, t.stream),
+                   "ex2d_spots_launch");
+    ex2d_gc_download(&t);
+    cr_expect(ex2d_check_spots(&t, 0, t.entries) == 0, "K1 spots of the real PSF differ from the reference (above)");
+    reference_pipeline(&t, 0, t.f.npatch);
+    run_pipeline(&t, 0, t.f.npatch, 4, t.d_witness);
+    expect_pipeline_matches(&t, 0, t.f.npatch, 4);
+    ex2d_gc_close(&t);
+    ex2d_golden_free(&g);
 }

@@ -27,7 +27,7 @@ set(gw_fuzz_flags_run_grid_d4 -dict=${gw_fuzz_src}/arc.dict)
 set(gw_fuzz_flags_run_focus_stack -dict=${gw_fuzz_src}/run_focus_stack.dict)
 # The sanitizer settings are the harnesses' own: options exported in the caller's shell would change them.
 set(gw_fuzz_env "ASAN_OPTIONS=unset:;UBSAN_OPTIONS=unset:;LSAN_OPTIONS=unset:")
-foreach(name arc npy tiff grid_d4 focus_stack ex2d run_grid_d4 run_focus_stack)
+foreach(name arc npy tiff fits grid_d4 focus_stack ex2d run_grid_d4 run_focus_stack)
   add_test(NAME fuzz_${name} COMMAND ${GW_BASH} ${gw_fuzz_src}/fuzz_run.sh ${gw_fuzz_bin} ${name}
     ${gw_fuzz_src}/corpus/${name} ${GW_FUZZ_SECONDS} ${gw_fuzz_flags_${name}})
   set_tests_properties(fuzz_${name} PROPERTIES LABELS fuzz FIXTURES_REQUIRED gw_fuzz SKIP_RETURN_CODE 77

@@ -7,6 +7,7 @@ fuzzer starts deep inside the parsers. Files are (re)written under their own nam
 corpus (crash reproducers) are left alone.
 Usage: python3 tests/fuzz/make_seed_corpus.py
 """
+import gzip
 import pathlib
 import struct
 import zlib
@@ -558,10 +559,128 @@ def run_focus_stack_seeds():
             put("run_focus_stack", "p%d_%s" % (i, name), prefix + data)
 
 
+# ---------------------------------------------------------------- FITS (gw_desi: DESI PSFs and images)
+def fits_card(key, value=None):
+    if value is None:
+        return key.ljust(80).encode()
+    return ("%-8s= %20s" % (key, value)).ljust(80).encode()
+
+
+def fits_hdu(cards, data=b""):
+    """One HDU: the header cards, END, blank-padded to 2880 bytes; the data zero-padded to 2880."""
+    head = b"".join(fits_card(*c) for c in cards) + fits_card("END")
+    head += b" " * (-len(head) % 2880)
+    return head + data + bytes(-len(data) % 2880)
+
+
+def fits_str(s):
+    return "'%-8s'" % s
+
+
+PSF_NAMES = ["X", "Y", "GHSIGX", "GHSIGY"]
+PSF_TAILS = ["TAILAMP", "TAILCORE", "TAILXSCA", "TAILYSCA", "TAILINDE", "CONT"]
+
+
+def psf_params(deg, with_xy=True):
+    gh = ["GH-%d-%d" % (i, j) for i in range(deg + 1) for j in range(deg + 1)]
+    return (PSF_NAMES if with_xy else PSF_NAMES[2:]) + gh + PSF_TAILS
+
+
+def psf_keys(ver, deg, nfibre):
+    return [("PSFTYPE", fits_str("GAUSS-HERMITE")), ("PSFVER", fits_str(str(ver))), ("FIBERMIN", "0"),
+            ("FIBERMAX", str(nfibre - 1)), ("NPIX_X", "64"), ("NPIX_Y", "128"), ("HSIZEX", "3"), ("HSIZEY", "4"),
+            ("GHDEGX", str(deg)), ("GHDEGY", str(deg)), ("LEGDEG", "1")]
+
+
+def fits_primary(extra=()):
+    return fits_hdu([("SIMPLE", "T"), ("BITPIX", "8"), ("NAXIS", "0"), ("EXTEND", "T")] + list(extra))
+
+
+def psf_table(ver, deg, nfibre=2, ncoef=2, nul_pad=False, version=None, extra=()):
+    names = psf_params(deg, with_xy=(ver == 2))
+    rows = b""
+    for r, name in enumerate(names):
+        pad = b"\0" if nul_pad else b" "
+        rows += name.encode().ljust(8, pad)
+        if ver == 2:
+            rows += struct.pack(">dd", 5000.0, 6000.0)
+        rows += struct.pack(">%dd" % (nfibre * ncoef), *[r + 0.5 * f + 0.125 * k if name != "GH-0-0" else 1.0
+                                                          for f in range(nfibre) for k in range(ncoef)])
+    cols = [("PARAM", "8A")] + ([("WAVEMIN", "D"), ("WAVEMAX", "D")] if ver == 2 else []) + \
+        [("COEFF", "%dD" % (nfibre * ncoef))]
+    rowlen = 8 + (16 if ver == 2 else 0) + 8 * nfibre * ncoef
+    cards = [("XTENSION", fits_str("BINTABLE")), ("BITPIX", "8"), ("NAXIS", "2"), ("NAXIS1", str(rowlen)),
+             ("NAXIS2", str(len(names))), ("PCOUNT", "0"), ("GCOUNT", "1"), ("TFIELDS", str(len(cols)))]
+    for i, (name, form) in enumerate(cols, 1):
+        cards += [("TTYPE%d" % i, fits_str(name)), ("TFORM%d" % i, fits_str(form))]
+    cards.append(("TDIM%d" % len(cols), fits_str("(%d,%d)" % (ncoef, nfibre))))
+    if ver == 3:
+        cards += [("EXTNAME", fits_str("PSF")), ("WAVEMIN", "5000.0"), ("WAVEMAX", "6000.0")]
+    override = dict(extra)  # extra replaces a keyword of psf_keys in place (a second card would be ignored)
+    keys = [(k, override.pop(k, v)) for k, v in psf_keys(version or ver, deg, nfibre)]
+    return fits_hdu(cards + keys + list(override.items()), rows)
+
+
+def fits_image(name, bitpix, shape, values, primary=False, extra=()):
+    fmt = {8: "B", 16: "h", 32: "i", -32: "f", -64: "d"}[bitpix]
+    first = [("SIMPLE", "T")] if primary else [("XTENSION", fits_str("IMAGE"))]
+    cards = first + [("BITPIX", str(bitpix)), ("NAXIS", str(len(shape)))]
+    cards += [("NAXIS%d" % (i + 1), str(n)) for i, n in enumerate(reversed(shape))]
+    if not primary:
+        cards += [("PCOUNT", "0"), ("GCOUNT", "1")]
+    cards += [("EXTNAME", fits_str(name))] + list(extra)
+    return fits_hdu(cards, struct.pack(">%d%s" % (len(values), fmt), *values))
+
+
+def fits_gzip_image(name, bitpix, ny, nx, values):
+    """A tile-compressed image (one GZIP_1 tile per row, no quantization), as cfitsio writes them."""
+    fmt = {16: "h", 32: "i", -32: "f"}[bitpix]
+    heap, descriptors = b"", b""
+    for y in range(ny):
+        tile = gzip.compress(struct.pack(">%d%s" % (nx, fmt), *values[y * nx:(y + 1) * nx]), mtime=0)
+        descriptors += struct.pack(">ii", len(tile), len(heap))
+        heap += tile
+    maxlen = max(struct.unpack(">%di" % (2 * ny), descriptors)[0::2])
+    cards = [("XTENSION", fits_str("BINTABLE")), ("BITPIX", "8"), ("NAXIS", "2"), ("NAXIS1", "8"),
+             ("NAXIS2", str(ny)), ("PCOUNT", str(len(heap))), ("GCOUNT", "1"), ("TFIELDS", "1"),
+             ("TTYPE1", fits_str("COMPRESSED_DATA")), ("TFORM1", fits_str("1PB(%d)" % maxlen)), ("ZIMAGE", "T"),
+             ("ZBITPIX", str(bitpix)), ("ZNAXIS", "2"), ("ZNAXIS1", str(nx)), ("ZNAXIS2", str(ny)),
+             ("ZTILE1", str(nx)), ("ZTILE2", "1"), ("ZCMPTYPE", fits_str("GZIP_1")), ("EXTNAME", fits_str(name))]
+    if bitpix < 0:
+        cards.append(("ZQUANTIZ", fits_str("NONE")))
+    return fits_hdu(cards, descriptors + heap)
+
+
+def fits_seeds():
+    # small files made here (never from the DESI data): PSFVER 2 and 3, images plain and compressed, and one
+    # of each kind the readers refuse
+    trace = [0.5 * i for i in range(4)]
+    traces = (fits_image("XTRACE", -64, (2, 2), trace, extra=[("WAVEMIN", "4000.0"), ("WAVEMAX", "7000.0")]) +
+              fits_image("YTRACE", -64, (2, 2), trace, extra=[("WAVEMIN", "4000.0"), ("WAVEMAX", "7000.0")]))
+    ver = [("PSFTYPE", fits_str("GAUSS-HERMITE")), ("PSFVER", fits_str("2"))]
+    ver3 = [("PSFTYPE", fits_str("GAUSS-HERMITE")), ("PSFVER", "3")]
+    put("fits", "psf_v2_deg1.fits", fits_primary(ver) + psf_table(2, 1))
+    put("fits", "psf_v2_deg0_nul_padded.fits", fits_primary(ver) + psf_table(2, 0, nul_pad=True))
+    put("fits", "psf_v3_deg0.fits", fits_primary(ver3) + psf_table(3, 0) + traces)
+    put("fits", "bad_psf_v2_hsizex_16.fits", fits_primary(ver) + psf_table(2, 0, extra=[("HSIZEX", "16")]))
+    put("fits", "bad_psf_psfver_4.fits", fits_primary(ver[:1] + [("PSFVER", "4")]) + psf_table(2, 0))
+    put("fits", "bad_psf_v2_cut.fits", (fits_primary(ver) + psf_table(2, 1))[:2880 + 1440])
+    img = [10.0 * (i // 4) + i % 4 for i in range(12)]
+    ivar = [1.0 + i for i in range(12)]
+    mask = [4 if i == 5 else 0 for i in range(12)]
+    put("fits", "image_primary_4x3.fits", fits_image("IMAGE", -32, (3, 4), img, primary=True) +
+        fits_image("IVAR", -64, (3, 4), ivar) + fits_image("MASK", 16, (3, 4), mask))
+    put("fits", "image_gzip_4x3.fits", fits_primary() + fits_gzip_image("IMAGE", -32, 3, 4, img) +
+        fits_gzip_image("IVAR", -32, 3, 4, ivar) + fits_gzip_image("MASK", 32, 3, 4, mask))
+    put("fits", "bad_image_no_mask.fits", fits_image("IMAGE", -32, (3, 4), img, primary=True) +
+        fits_image("IVAR", -64, (3, 4), ivar))
+
+
 if __name__ == "__main__":
     arc_seeds()
     npy_seeds()
     tiff_seeds()
+    fits_seeds()
     grid_d4_seeds()
     focus_stack_seeds()
     ex2d_seeds()

@@ -27,6 +27,7 @@ static const char top_help[] =
     "  bench    time every kernel against its CPU reference and the copy roofline: JSON, table, --min-speedup\n"
     "  trace    a Chrome trace of a kernel's host path (Perfetto, chrome://tracing), checked by the ledger:\n"
     "           trace KERNEL [--out trace.json] [--wait N] [--warmup N] [--active N]\n"
+    "  synth    write a test input with a known answer, in the format run reads: synth KERNEL [OPTIONS...]\n"
     "\n"
     "Run 'gpuwitness COMMAND --help' for the command's options. KERNEL is a kernel's name (hyphens may stand for\n"
     "underscores); the kernels are listed last.\n"
@@ -49,7 +50,7 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {{"doctor", gw_cmd_doctor}, {"check", gw_cmd_check}, {"run", gw_cmd_run}, {"trace", gw_cmd_trace},
-                {"bench", gw_cmd_bench}};
+                {"bench", gw_cmd_bench}, {"synth", gw_cmd_synth}};
 
 static int (*find_command(const char *name))(int, char **)
 {
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
     gw_outfile_cleanup_on_signals();
     if (argc < 2) {
         print_help(stderr);
-        fputs("\ngpuwitness: missing COMMAND: one of doctor, check, run, trace, bench\n", stderr);
+        fputs("\ngpuwitness: missing COMMAND: one of doctor, check, run, trace, bench, synth\n", stderr);
         return GW_EXIT_USAGE;
     }
     const char *cmd = argv[1];
@@ -83,8 +84,8 @@ int main(int argc, char **argv)
             char *sub[] = {argv[2], help_flag, NULL};
             int (*run)(int, char **) = find_command(argv[2]);
             if (run) return run(2, sub);
-            fprintf(stderr, "gpuwitness help: unknown command '%s': commands are doctor, check, run, trace, bench\n",
-                    argv[2]);
+            fprintf(stderr, "gpuwitness help: unknown command '%s': commands are doctor, check, run, trace, bench, "
+                    "synth\n", argv[2]);
             return GW_EXIT_USAGE;
         }
         print_help(stdout);
@@ -105,7 +106,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpuwitness: unknown option '%s': before the command only --help and --version are "
                 "accepted (see gpuwitness --help)\n", cmd);
     else
-        fprintf(stderr, "gpuwitness: unknown command '%s': commands are doctor, check, run, trace, bench (see "
+        fprintf(stderr, "gpuwitness: unknown command '%s': commands are doctor, check, run, trace, bench, synth (see "
                 "gpuwitness --help)\n", cmd);
     return GW_EXIT_USAGE;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT
- * The kernel table: how the five commands (doctor, check, run, bench, trace) learn about kernels.
+ * The kernel table: how the commands (doctor, check, run, bench, trace, synth) learn about kernels.
  *
  * Each kernel k listed in gw_kernel_table.h has a folder tools/gpuwitness/kernels/k/ that defines
  *   const gw_kernel_info gw_k_info;   its names and the text `run --help` shows
@@ -31,6 +31,9 @@ typedef struct gw_kernel_info {
     const char *trace_help;                /* the problem `trace` runs, for `trace --help` (one line) */
     const char *const *run_value_options;  /* its run options that take a value (NULL-terminated), so that
                                               `run` can find the kernel's name after them */
+    int (*synth)(int argc, char **argv);   /* `gpuwitness synth k ...` (argv[0] is the kernel's name): an exit
+                                              code; NULL when the kernel has no test-input writer */
+    const char *synth_usage;               /* its synopsis in `gpuwitness synth --help` */
 } gw_kernel_info;
 
 /* What `check` asks of every kernel: its problems at one size, on the chosen device. */

@@ -483,7 +483,7 @@ static int ex2d_ctx_init(ex2d_ctx *c, gw_bench_run *run, const ex2d_frame *f, ch
     CUDA_TRY(cudaMalloc((void **)&c->d_witness, EX2D_WITNESS_SLOTS * sizeof *c->d_witness), "cudaMalloc(witness)");
     c->d_in = (ex2d_inputs){c->in[IN_IMAGE].dev, c->in[IN_IVAR].dev, c->in[IN_SIGX].dev, c->in[IN_SIGY].dev,
                             c->in[IN_DX].dev, c->in[IN_DY].dev, c->in[IN_C].dev, c->in[IN_XC].dev, c->in[IN_YC].dev,
-                            c->in[IN_PATCHES].dev, f->npatch};
+                            c->in[IN_PATCHES].dev, f->npatch, NULL}; /* bench: the synthetic PSF, no tail */
     c->d_out = (ex2d_outputs){c->out[OUT_FLUX].dev, c->out[OUT_IVAR].dev, c->out[OUT_RDIAGS].dev,
                               c->out[OUT_CHI2PIX].dev, c->out[OUT_PIXMASK].dev, c->out[OUT_INFO].dev};
     c->h_out = (ex2d_outputs){c->out[OUT_FLUX].pinned, c->out[OUT_IVAR].pinned, c->out[OUT_RDIAGS].pinned,

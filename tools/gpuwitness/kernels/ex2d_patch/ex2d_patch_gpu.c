@@ -23,7 +23,7 @@
 #define FREE_MEMORY_SHARE 0.8
 
 typedef struct ex2d_dev {
-    double *image, *ivar, *sigx, *sigy, *dx, *dy, *c, *spots;
+    double *image, *ivar, *sigx, *sigy, *dx, *dy, *c, *spots, *tail; /* tail: a real PSF's only */
     int32_t *xc, *yc;
     ex2d_patch_desc *patches;
     ex2d_outputs out;
@@ -33,9 +33,9 @@ typedef struct ex2d_dev {
 
 static void dev_free(ex2d_dev *d, cudaError_t *first, const char **what)
 {
-    void *bufs[] = {d->image, d->ivar, d->sigx, d->sigy, d->dx, d->dy, d->c, d->spots, d->xc, d->yc, d->patches,
-                    d->out.flux, d->out.ivar, d->out.rdiags, d->out.chi2pix, d->out.pixmask_fraction, d->out.info,
-                    d->ws, d->witness};
+    void *bufs[] = {d->image, d->ivar, d->sigx, d->sigy, d->dx, d->dy, d->c, d->spots, d->tail, d->xc, d->yc,
+                    d->patches, d->out.flux, d->out.ivar, d->out.rdiags, d->out.chi2pix, d->out.pixmask_fraction,
+                    d->out.info, d->ws, d->witness};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i]) gw_cli_cuda_keep_first(cudaFree(bufs[i]), "cudaFree", first, what);
     memset(d, 0, sizeof *d);
@@ -145,8 +145,9 @@ int gw_ex2d_gpu_run(int ordinal, const ex2d_frame *f, int max_batch, ex2d_output
     CUDA_TRY(cudaEventCreate(&ev[1]), "cudaEventCreate");
     {
         /* The frame's inputs and outputs plus one patch's workspace. */
+        const double tail = f->tail ? EX2D_TAIL_TERMS * (double)ntab : 0.0;
         const double fixed = 8.0 * (2.0 * (double)npix + 4.0 * (double)ntab + (double)nc + (double)nspots +
-                                    4.0 * (double)nframe + (double)nrdiag) +
+                                    4.0 * (double)nframe + (double)nrdiag + tail) +
                              4.0 * 2.0 * (double)ntab +
                              (double)npatch * (sizeof(ex2d_patch_desc) + sizeof(ex2d_patch_info)) +
                              EX2D_WITNESS_SLOTS * sizeof(gw_witness) + (double)ex2d_workspace_bytes(p, 1);
@@ -160,6 +161,8 @@ int gw_ex2d_gpu_run(int ordinal, const ex2d_frame *f, int max_batch, ex2d_output
     CUDA_TRY(cudaMalloc((void **)&d.dx, ntab * sizeof(double)), "cudaMalloc(psf_dx)");
     CUDA_TRY(cudaMalloc((void **)&d.dy, ntab * sizeof(double)), "cudaMalloc(psf_dy)");
     CUDA_TRY(cudaMalloc((void **)&d.c, nc * sizeof(double)), "cudaMalloc(psf_c)");
+    if (f->tail)
+        CUDA_TRY(cudaMalloc((void **)&d.tail, ntab * EX2D_TAIL_TERMS * sizeof(double)), "cudaMalloc(psf_tail)");
     CUDA_TRY(cudaMalloc((void **)&d.xc, ntab * sizeof(int32_t)), "cudaMalloc(psf_xc)");
     CUDA_TRY(cudaMalloc((void **)&d.yc, ntab * sizeof(int32_t)), "cudaMalloc(psf_yc)");
     CUDA_TRY(cudaMalloc((void **)&d.patches, npatch * sizeof(ex2d_patch_desc)), "cudaMalloc(patches)");
@@ -176,7 +179,8 @@ int gw_ex2d_gpu_run(int ordinal, const ex2d_frame *f, int max_batch, ex2d_output
     ws_bytes = ex2d_workspace_bytes(p, res->max_batch);
     CUDA_TRY(cudaMalloc(&d.ws, ws_bytes), "cudaMalloc(workspace)");
 
-    const ex2d_inputs d_in = {d.image, d.ivar, d.sigx, d.sigy, d.dx, d.dy, d.c, d.xc, d.yc, d.patches, f->npatch};
+    const ex2d_inputs d_in = {d.image, d.ivar, d.sigx, d.sigy, d.dx, d.dy, d.c, d.xc, d.yc, d.patches, f->npatch,
+                              d.tail};
     const ex2d_inputs *h = &f->inputs;
     const double t0 = gw_cli_now_ms();
     gw_range_push("ex2d/upload");
@@ -199,6 +203,10 @@ int gw_ex2d_gpu_run(int ordinal, const ex2d_frame *f, int max_batch, ex2d_output
     };
     for (size_t i = 0; i < sizeof up / sizeof up[0]; i++)
         CUDA_TRY(cudaMemcpyAsync(up[i].dst, up[i].src, up[i].bytes, cudaMemcpyHostToDevice, stream), up[i].what);
+    if (f->tail)
+        CUDA_TRY(cudaMemcpyAsync(d.tail, f->tail, ntab * EX2D_TAIL_TERMS * sizeof(double), cudaMemcpyHostToDevice,
+                                 stream),
+                 "cudaMemcpyAsync(psf_tail, host to device)");
     gw_range_pop();
     gw_range_push("ex2d/poison");
     /* Poison before the launch: an output element no patch wrote stays NaN and cannot pass a comparison. */

@@ -50,9 +50,9 @@ void gw_ex2d_progress_update(gw_ex2d_progress *pr, int done)
     const double now = gw_cli_now_ms();
     if (now - pr->last_ms < 2000.0 || done >= pr->total) return; /* the summary line reports the end */
     pr->last_ms = now;
-    const double s = (now - pr->t0_ms) / 1e3;
-    fprintf(stderr, "%s: %d / %d patches (%.0f %%), %.1f patches/s\n", pr->label, done, pr->total,
-            100.0 * done / pr->total, s > 0 ? done / s : 0.0);
+    const double s = (now - pr->t0_ms) / 1e3, rate = s > 0 ? done / s : 0.0;
+    fprintf(stderr, "%s: %d / %d patches (%.0f %%), %.1f patches/s, about %.0f s left\n", pr->label, done,
+            pr->total, 100.0 * done / pr->total, rate, rate > 0 ? (pr->total - done) / rate : 0.0);
 }
 
 int gw_ex2d_cpu_run(const ex2d_frame *f, int nthreads, ex2d_outputs *out, gw_ex2d_progress *pr, double *ms, char *err,

@@ -31,7 +31,7 @@ size_t gw_ex2d_rdiag_elems(const ex2d_frame *f);
 /* Every byte of every output array set to byte (0xFF: NaN doubles, info -1). */
 void gw_ex2d_out_poison(const ex2d_frame *f, const ex2d_outputs *out, uint8_t byte);
 
-/* Progress on stderr for long runs: one line at most every 2 s (patches done / total, patches/s). */
+/* Progress on stderr for long runs: one line at most every 2 s (patches done / total, patches/s, time left). */
 typedef struct gw_ex2d_progress {
     const char *label; /* "gpuwitness run ex2d" */
     int total;
@@ -56,6 +56,16 @@ size_t gw_ex2d_compare(const ex2d_frame *f, const ex2d_outputs *got, const ex2d_
 
 /* Patches whose info status is not EX2D_PATCH_OK; the first one in *first (-1 when none). */
 int gw_ex2d_failed_patches(const ex2d_frame *f, const ex2d_outputs *out, int *first);
+
+/* The extraction of every patch of f on dev (ex2d_patch_extract.c): on a GPU gw_ex2d_gpu_run, its
+ * validation verdict and witness, and up to 47 patches compared with the reference; on the CPU the reference.
+ * label prefixes the messages. GW_EXIT_OK, or GW_EXIT_FAIL with the reason printed. */
+int gw_ex2d_extract(const char *label, const ex2d_frame *f, const gw_device_choice *dev, int threads,
+                    ex2d_outputs *out);
+
+/* `gpuwitness run ex2d --psf ...` and `gpuwitness synth ex2d ...` on DESI files (ex2d_patch_desi.c). */
+int gw_ex2d_run_desi(int argc, char **argv);
+int gw_ex2d_patch_synth(int argc, char **argv);
 
 /* ---- the GPU path (ex2d_patch_gpu.c) ---- */
 

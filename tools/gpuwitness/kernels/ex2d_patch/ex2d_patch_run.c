@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * gpuwitness run ex2d_patch: spectroperfectionism extraction (docs/ex2d_patch.md) of a synthetic r-camera frame,
- * or a fibre and wavelength subset of it, on the selected device. Everything is checked before anything is
- * written: the command line and the frame configuration, the output directory, the extraction (on the GPU:
- * the validation verdict, every stage's witness, and up to VERIFY_MAX_PATCHES patches the CPU reference at
- * the tolerances of docs/ex2d_patch.md, "Numerics and tolerances"). The outputs are staged as temporary files and
- * renamed only when all were written.
+ * or a fibre and wavelength subset of it, on the selected device (with --psf, --image or --out: DESI files,
+ * ex2d_patch_desi.c). Everything is checked before anything is written: the command line and the frame
+ * configuration, the output directory, the extraction (ex2d_patch_extract.c). The outputs are staged as
+ * temporary files and renamed only when all were written.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -20,12 +19,9 @@
 #include "gw_kernel.h"
 #include "gw_npy.h"
 
-/* One subbundle (tier L): the CPU reference takes seconds; beyond that the GPU result is checked by its
- * witness and its statuses only. */
-#define VERIFY_MAX_PATCHES 47
-
 static const char *const run_value_options[] = {"--tier", "--fibres", "--waves", "--threads", "--seed", "--out-dir",
-                                                NULL};
+                                                "--psf", "--image", "--out", "--bundle-size", "--wavesize",
+                                                "--regularize", NULL};
 static const char *const aliases[] = {"ex2d", NULL};
 
 const gw_kernel_info gw_ex2d_patch_info = {
@@ -33,7 +29,14 @@ const gw_kernel_info gw_ex2d_patch_info = {
     .aliases = aliases,
     .run_usage = "gpuwitness run ex2d_patch [--tier S|M|L|XL|frame] [--fibres F:C] [--waves W:C] [--device D]\n"
                  "                          [--threads N] [--seed N] --out-dir DIR\n"
-                 "  spectroperfectionism extraction of a synthetic DESI frame (aliases: ex2d, ex2d-patch)",
+                 "  spectroperfectionism extraction of a synthetic DESI frame (aliases: ex2d, ex2d-patch)\n"
+                 "gpuwitness run ex2d --psf PSF.fits --image IMAGE.fits --fibres F:C --waves W0:W1:DW\n"
+                 "                    --out FRAME.fits [--bundle-size N --wavesize N --regularize R --device D]\n"
+                 "  the same on DESI files: a GAUSS-HERMITE PSF and a preprocessed image in, a DESI frame out",
+    .synth = gw_ex2d_patch_synth,
+    .synth_usage = "gpuwitness synth ex2d --psf PSF.fits --fibres F:C --waves W0:W1:DW --out IMAGE.fits\n"
+                   "                      [--seed N] [--clean]\n"
+                   "  a DESI preprocessed image of a known spectrum through a real PSF, truth in HDU TRUTH",
     .run_value_options = run_value_options,
     .check_help = "realistic: a synthetic r-camera subbundle, 5 fibres x 2326 bins, 47 patches, with noise\n"
                   "(small: one noiseless 7 x 74 patch). The CPU reference on 1 thread and all cores (identical\n"
@@ -75,8 +78,12 @@ static const char ex2d_help[] =
     "                                       not converged), clipped eigenvalues, Jacobi sweeps min and max\n"
     "  -h, --help       this text\n"
     "\n"
-    "A progress line (patches done, patches/s) goes to stderr every 2 s on long runs. Every output is written\n"
-    "to a temporary file beside it and renamed only when all were written; nothing is written on any error.\n"
+    "On DESI files (a GAUSS-HERMITE PSF and a preprocessed image in, a DESI frame out): gpuwitness run ex2d\n"
+    "--psf PSF.fits --help.\n"
+    "\n"
+    "A progress line (patches done, patches/s, time left) goes to stderr every 2 s on long runs. Every output is\n"
+    "written to a temporary file beside it and renamed only when all were written; nothing is written on any\n"
+    "error.\n"
     "\n"
     "exit status: 0 written; 1 extraction failed (validation, mismatch, witness violation, CUDA error), write\n"
     "error, or no GPU under GW_REQUIRE_GPU=1; 2 bad usage (unknown option, bad value, bad frame configuration,\n"
@@ -206,74 +213,6 @@ static int write_outputs(const char *dir, const ex2d_frame *f, const ex2d_output
     return GW_EXIT_OK;
 }
 
-/* ---- computing ---- */
-
-static int compute_on_gpu(const ex2d_frame *f, int ordinal, int threads, ex2d_outputs *out)
-{
-    char err[1024], msg[2048];
-    gw_ex2d_gpu_result res;
-    gw_ex2d_progress pr;
-    gw_ex2d_progress_start(&pr, "gpuwitness run ex2d_patch", f->npatch, 1);
-    if (gw_ex2d_gpu_run(ordinal, f, 0, out, &res, &pr, err, sizeof err)) {
-        fprintf(stderr, "gpuwitness run ex2d_patch: cuda:%d: %s; nothing written\n", ordinal, err);
-        return GW_EXIT_FAIL;
-    }
-    if (res.check.code != EX2D_OK) {
-        fprintf(stderr, "gpuwitness run ex2d_patch: the device validation rejected patch %d: %s; nothing written\n",
-                res.check.patch, ex2d_error_str(res.check.code));
-        return GW_EXIT_FAIL;
-    }
-    printf("  gpu:      %.1f ms incl. transfers, kernels %.2f ms (%d batch(es) of up to %d patches); %.1f "
-           "patches/s\n", res.ms_end_to_end, res.ms_kernel, res.batches, res.max_batch,
-           res.ms_end_to_end > 0 ? f->npatch / (res.ms_end_to_end / 1e3) : 0.0);
-    gw_ex2d_print_witness(&res, "  ");
-    if (res.witness_violations) {
-        fprintf(stderr, "gpuwitness run ex2d_patch: %d witness violation(s): the witness does not prove the GPU computed "
-                "this; nothing written\n", res.witness_violations);
-        return GW_EXIT_FAIL;
-    }
-    if (f->npatch > VERIFY_MAX_PATCHES) {
-        printf("  result:   witness checks out; not compared with ex2d_ref (more than %d patches)\n",
-               VERIFY_MAX_PATCHES);
-        return GW_EXIT_OK;
-    }
-    ex2d_outputs ref;
-    if (ex2d_ref_outputs_alloc(&f->params, f->npatch, &ref)) {
-        fprintf(stderr, "gpuwitness run ex2d_patch: out of memory for the reference's outputs; nothing written\n");
-        return GW_EXIT_FAIL;
-    }
-    double ms = 0;
-    int rc = GW_EXIT_OK;
-    gw_ex2d_out_poison(f, &ref, 0xFF);
-    if (gw_ex2d_cpu_run(f, threads, &ref, NULL, &ms, err, sizeof err)) {
-        fprintf(stderr, "gpuwitness run ex2d_patch: %s; nothing written\n", err);
-        rc = GW_EXIT_FAIL;
-    } else if (gw_ex2d_compare(f, out, &ref, 0, msg, sizeof msg)) {
-        fprintf(stderr, "gpuwitness run ex2d_patch: the GPU result differs from ex2d_ref: %s; nothing written\n", msg);
-        rc = GW_EXIT_FAIL;
-    } else {
-        printf("  result:   matches ex2d_ref within the tolerances of docs/ex2d_patch.md (%.1f ms on the CPU), "
-               "witness checks out\n", ms);
-    }
-    ex2d_ref_outputs_free(&ref);
-    return rc;
-}
-
-static int compute_on_cpu(const ex2d_frame *f, int threads, ex2d_outputs *out)
-{
-    char err[1024];
-    double ms = 0;
-    gw_ex2d_progress pr;
-    gw_ex2d_progress_start(&pr, "gpuwitness run ex2d_patch", f->npatch, 1);
-    gw_ex2d_out_poison(f, out, 0xFF);
-    if (gw_ex2d_cpu_run(f, threads, out, &pr, &ms, err, sizeof err)) {
-        fprintf(stderr, "gpuwitness run ex2d_patch: %s; nothing written\n", err);
-        return GW_EXIT_FAIL;
-    }
-    printf("  cpu:      ex2d_ref %.1f ms (%.2f patches/s)\n", ms, ms > 0 ? f->npatch / (ms / 1e3) : 0.0);
-    return GW_EXIT_OK;
-}
-
 static int run_ex2d(const ex2d_opts *o, const ex2d_frame_config *cfg, const gw_device_choice *dev)
 {
     ex2d_frame f;
@@ -299,7 +238,7 @@ static int run_ex2d(const ex2d_opts *o, const ex2d_frame_config *cfg, const gw_d
         ex2d_frame_free(&f);
         return GW_EXIT_FAIL;
     }
-    int rc = gpu ? compute_on_gpu(&f, dev->ordinal, o->threads, &out) : compute_on_cpu(&f, o->threads, &out);
+    int rc = gw_ex2d_extract("gpuwitness run ex2d_patch", &f, dev, o->threads, &out);
     if (rc == GW_EXIT_OK) {
         int first = -1;
         const int failed = gw_ex2d_failed_patches(&f, &out, &first);
@@ -315,6 +254,11 @@ static int run_ex2d(const ex2d_opts *o, const ex2d_frame_config *cfg, const gw_d
 
 int gw_ex2d_patch_run(int argc, char **argv)
 {
+    /* DESI files instead of a synthetic tier (ex2d_patch_desi.c) */
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--psf", 5) || !strncmp(argv[i], "--image", 7) || !strcmp(argv[i], "--out") ||
+            !strncmp(argv[i], "--out=", 6))
+            return gw_ex2d_run_desi(argc, argv);
     ex2d_opts o = {.tier_name = "L", .tier = EX2D_TIER_L};
     const char *extra = NULL;
     for (int i = 1; i < argc; i++) {

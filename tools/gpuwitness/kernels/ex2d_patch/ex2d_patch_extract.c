@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT
+ * ex2d_patch's extraction of a built frame on the chosen device, which `run` on the synthetic tiers and `run`
+ * on DESI files share (gw_ex2d_extract, ex2d_patch_host.h): on a GPU one witnessed gw_ex2d_gpu_run, its
+ * validation verdict and witness checked, and up to VERIFY_MAX_PATCHES patches compared with the CPU
+ * reference; on the CPU the reference itself, threads over patches.
+ */
+#include <stdio.h>
+
+#include "ex2d_patch_host.h"
+#include "ex2d_patch_ref.h"
+#include "gw_kernel.h"
+
+/* One subbundle (tier L): the CPU reference takes seconds; beyond that the GPU result is checked by its
+ * witness and its statuses only. */
+#define VERIFY_MAX_PATCHES 47
+
+static int compute_on_gpu(const char *label, const ex2d_frame *f, int ordinal, int threads, ex2d_outputs *out)
+{
+    char err[1024], msg[2048];
+    gw_ex2d_gpu_result res;
+    gw_ex2d_progress pr;
+    gw_ex2d_progress_start(&pr, label, f->npatch, 1);
+    if (gw_ex2d_gpu_run(ordinal, f, 0, out, &res, &pr, err, sizeof err)) {
+        fprintf(stderr, "%s: cuda:%d: %s; nothing written\n", label, ordinal, err);
+        return GW_EXIT_FAIL;
+    }
+    if (res.check.code != EX2D_OK) {
+        fprintf(stderr, "%s: the device validation rejected patch %d: %s; nothing written\n", label,
+                res.check.patch, ex2d_error_str(res.check.code));
+        return GW_EXIT_FAIL;
+    }
+    printf("  gpu:      %.1f ms incl. transfers, kernels %.2f ms (%d batch(es) of up to %d patches); %.1f "
+           "patches/s\n", res.ms_end_to_end, res.ms_kernel, res.batches, res.max_batch,
+           res.ms_end_to_end > 0 ? f->npatch / (res.ms_end_to_end / 1e3) : 0.0);
+    gw_ex2d_print_witness(&res, "  ");
+    if (res.witness_violations) {
+        fprintf(stderr, "%s: %d witness violation(s): the witness does not prove the GPU computed "
+                "this; nothing written\n", label, res.witness_violations);
+        return GW_EXIT_FAIL;
+    }
+    if (f->npatch > VERIFY_MAX_PATCHES) {
+        printf("  result:   witness checks out; not compared with ex2d_ref (more than %d patches)\n",
+               VERIFY_MAX_PATCHES);
+        return GW_EXIT_OK;
+    }
+    ex2d_outputs ref;
+    if (ex2d_ref_outputs_alloc(&f->params, f->npatch, &ref)) {
+        fprintf(stderr, "%s: out of memory for the reference's outputs; nothing written\n", label);
+        return GW_EXIT_FAIL;
+    }
+    double ms = 0;
+    int rc = GW_EXIT_OK;
+    gw_ex2d_out_poison(f, &ref, 0xFF);
+    if (gw_ex2d_cpu_run(f, threads, &ref, NULL, &ms, err, sizeof err)) {
+        fprintf(stderr, "%s: %s; nothing written\n", label, err);
+        rc = GW_EXIT_FAIL;
+    } else if (gw_ex2d_compare(f, out, &ref, 0, msg, sizeof msg)) {
+        fprintf(stderr, "%s: the GPU result differs from ex2d_ref: %s; nothing written\n", label, msg);
+        rc = GW_EXIT_FAIL;
+    } else {
+        printf("  result:   matches ex2d_ref within the tolerances of docs/ex2d_patch.md (%.1f ms on the CPU), "
+               "witness checks out\n", ms);
+    }
+    ex2d_ref_outputs_free(&ref);
+    return rc;
+}
+
+static int compute_on_cpu(const char *label, const ex2d_frame *f, int threads, ex2d_outputs *out)
+{
+    char err[1024];
+    double ms = 0;
+    gw_ex2d_progress pr;
+    gw_ex2d_progress_start(&pr, label, f->npatch, 1);
+    gw_ex2d_out_poison(f, out, 0xFF);
+    if (gw_ex2d_cpu_run(f, threads, out, &pr, &ms, err, sizeof err)) {
+        fprintf(stderr, "%s: %s; nothing written\n", label, err);
+        return GW_EXIT_FAIL;
+    }
+    printf("  cpu:      ex2d_ref %.1f ms (%.2f patches/s)\n", ms, ms > 0 ? f->npatch / (ms / 1e3) : 0.0);
+    return GW_EXIT_OK;
+}
+
+int gw_ex2d_extract(const char *label, const ex2d_frame *f, const gw_device_choice *dev, int threads,
+                    ex2d_outputs *out)
+{
+    return dev->kind == GW_DEVICE_CUDA ? compute_on_gpu(label, f, dev->ordinal, threads, out)
+                                       : compute_on_cpu(label, f, threads, out);
+}
