@@ -57,7 +57,7 @@ gw_add_gpu_test(NAME cli_gpu_ex2d_desi_round_trip COMMAND ${CMAKE_COMMAND} -DGW=
   -P ${CMAKE_CURRENT_SOURCE_DIR}/gw_cli_ex2d_desi.cmake TIMEOUT 600)
 set_tests_properties(cli_gpu_ex2d_desi_round_trip PROPERTIES SKIP_REGULAR_EXPRESSION "GW_CLI_SKIPPED")
 
-# The DESI-file path under the Valgrind gate (a 3-patch run, a refused synth, a bad image): no error, no leak.
+# The DESI-file path under the Valgrind gate (a 1-patch run, a refused synth, a bad image): no error, no leak.
 if(GW_VALGRIND)
   add_test(NAME cli_ex2d_desi.memcheck COMMAND ${CMAKE_COMMAND} -DGW=$<TARGET_FILE:gpuwitness> -DBASH=${GW_BASH}
     -DGATE=${GW_CTEST_DIR}/gw_valgrind_gate.sh -DVALGRIND=${GW_VALGRIND}

@@ -196,7 +196,8 @@ static int parse_options(int argc, char **argv, int synth, desi_opts *o, int *do
 }
 
 /* The frame of o over psf: its configuration checked and the frame built, with each failure in the words of
- * the option it comes from. GW_EXIT_OK, GW_EXIT_USAGE or GW_EXIT_FAIL (out of memory). */
+ * the option it comes from. GW_EXIT_OK, GW_EXIT_USAGE, or GW_EXIT_FAIL (out of memory, or a width or value
+ * of the PSF that is not usable at a table wavelength). */
 static int make_frame(const desi_opts *o, const ex2d_psf *psf, ex2d_frame *f)
 {
     const int last_fibre = psf->fibre_min + psf->nfibre - 1;
@@ -234,7 +235,7 @@ static int make_frame(const desi_opts *o, const ex2d_psf *psf, ex2d_frame *f)
     if (rc) {
         fprintf(stderr, "%s: %s: %s\n", o->cmd, rc == EX2D_SYNTH_ERR_PSF ? o->psf : "building the frame",
                 ex2d_synth_error_str(rc));
-        return rc == EX2D_SYNTH_ERR_ALLOC ? GW_EXIT_FAIL : GW_EXIT_USAGE;
+        return GW_EXIT_FAIL; /* out of memory, or the PSF file's values */
     }
     return GW_EXIT_OK;
 }
@@ -319,6 +320,31 @@ done:
     return rc;
 }
 
+/* The extraction of f (the image in its window) on dev, then the frame file. */
+static int extract_and_write(const desi_opts *o, const ex2d_psf *psf, const ex2d_frame *f,
+                             const gw_device_choice *dev, size_t nmasked)
+{
+    const ex2d_params *p = &f->params;
+    printf("%s: fibres %d..%d, %d bins %g..%g A: %d patch(es), n <= %d, spots %d x %d, window %d x %d at (%d, %d), "
+           "%zu masked pixels\n", o->cmd, o->fibre_first, o->fibre_first + o->nfibre - 1, o->nwave, o->wave0,
+           o->wave0 + o->dwave * (o->nwave - 1), f->npatch, p->max_nspecpad * p->m, 2 * psf->hsizey + 1,
+           2 * psf->hsizex + 1, p->npix_x, p->npix_y, f->image_x0, f->image_y0, nmasked);
+    ex2d_outputs out;
+    if (ex2d_ref_outputs_alloc(p, f->npatch, &out)) {
+        fprintf(stderr, "%s: out of memory for the outputs; nothing written\n", o->cmd);
+        return GW_EXIT_FAIL;
+    }
+    int rc = gw_ex2d_extract(o->cmd, f, dev, o->threads, &out);
+    int first = -1;
+    const int failed = rc == GW_EXIT_OK ? gw_ex2d_failed_patches(f, &out, &first) : 0;
+    if (failed)
+        fprintf(stderr, "%s: %d of %d patches failed (their core is 0, MASK BAD2DFIT), the first, patch %d: %s\n",
+                o->cmd, failed, f->npatch, first, ex2d_patch_status_str(out.info[first].status));
+    if (rc == GW_EXIT_OK) rc = write_frame(o, f, &out);
+    ex2d_ref_outputs_free(&out);
+    return rc;
+}
+
 int gw_ex2d_run_desi(int argc, char **argv)
 {
     desi_opts o;
@@ -335,45 +361,26 @@ int gw_ex2d_run_desi(int argc, char **argv)
     if (rc != GW_EXIT_OK) return rc;
     ex2d_psf psf;
     if ((rc = read_psf(&o, &psf)) != GW_EXIT_OK) return rc;
-    gw_desi_image img;
-    char err[1024];
-    if (gw_desi_image_read(o.image, &img, err, sizeof err)) {
-        fprintf(stderr, "%s: --image: %s; nothing written\n", o.cmd, err);
-        ex2d_psf_free(&psf);
-        return GW_EXIT_FAIL;
-    }
     ex2d_frame f;
-    rc = make_frame(&o, &psf, &f);
+    rc = make_frame(&o, &psf, &f); /* the fibres and wavelengths are refused before the image is read */
     if (rc == GW_EXIT_OK) {
-        rc = place_image(&o, &psf, &img, &f);
-        if (rc == GW_EXIT_OK) {
+        gw_desi_image img;
+        char err[1024];
+        if (gw_desi_image_read(o.image, &img, err, sizeof err)) {
+            fprintf(stderr, "%s: --image: %s; nothing written\n", o.cmd, err);
+            rc = GW_EXIT_FAIL;
+        } else {
+            rc = place_image(&o, &psf, &img, &f);
+            const size_t nmasked = img.nmasked;
+            gw_desi_image_free(&img); /* the frame holds its window */
             f.params.regularize = o.regularize;
-            if (dev.fell_back)
+            if (rc == GW_EXIT_OK && dev.fell_back)
                 fprintf(stderr, "%s: no usable GPU: %s; running ex2d_ref on the CPU instead (auto)\n", o.cmd,
                         dev.reason);
-            printf("%s: fibres %d..%d, %d bins %g..%g A: %d patch(es), n <= %d, spots %d x %d, window %d x %d at "
-                   "(%d, %d), %zu masked pixels\n", o.cmd, o.fibre_first, o.fibre_first + o.nfibre - 1, o.nwave,
-                   o.wave0, o.wave0 + o.dwave * (o.nwave - 1), f.npatch, f.params.max_nspecpad * f.params.m,
-                   2 * psf.hsizey + 1, 2 * psf.hsizex + 1, f.params.npix_x, f.params.npix_y, f.image_x0,
-                   f.image_y0, img.nmasked);
-            ex2d_outputs out;
-            if (ex2d_ref_outputs_alloc(&f.params, f.npatch, &out)) {
-                fprintf(stderr, "%s: out of memory for the outputs; nothing written\n", o.cmd);
-                rc = GW_EXIT_FAIL;
-            } else {
-                rc = gw_ex2d_extract(o.cmd, &f, &dev, o.threads, &out);
-                int first = -1;
-                const int failed = rc == GW_EXIT_OK ? gw_ex2d_failed_patches(&f, &out, &first) : 0;
-                if (failed)
-                    fprintf(stderr, "%s: %d of %d patches failed (their core is 0, MASK BAD2DFIT), the first, patch "
-                            "%d: %s\n", o.cmd, failed, f.npatch, first, ex2d_patch_status_str(out.info[first].status));
-                if (rc == GW_EXIT_OK) rc = write_frame(&o, &f, &out);
-                ex2d_ref_outputs_free(&out);
-            }
+            if (rc == GW_EXIT_OK) rc = extract_and_write(&o, &psf, &f, &dev, nmasked);
         }
         ex2d_frame_free(&f);
     }
-    gw_desi_image_free(&img);
     ex2d_psf_free(&psf);
     return rc;
 }
