@@ -379,6 +379,11 @@ def main():
         failed.append(f"flux pull {c['flux_pull_max']} > --max-pull {args.max_pull}")
     if args.max_ivar_rel is not None and (c["ivar_rel_max"] is None or c["ivar_rel_max"] > args.max_ivar_rel):
         failed.append(f"relative ivar difference {c['ivar_rel_max']} > --max-ivar-rel {args.max_ivar_rel}")
+    # Bins left out of the pulls must not hide a broken frame.
+    if c["bins_nonfinite_ours"]:
+        failed.append(f"{c['bins_nonfinite_ours']} bins of the frame's flux are not finite")
+    if not args.self_test and c.get("bins_ivar_zero_mismatch"):
+        failed.append(f"{c['bins_ivar_zero_mismatch']} bins have ivar 0 on one side only")
     what = "specter vs the truth R·f (--self-test)" if args.self_test else "ours vs specter"
     doc = {"schema": SCHEMA, "peer": PEER, "kernel": "ex2d_patch",
            "description": "specter.extract.ex2d (desihub/specter, CPU, NumPy/SciPy/numba) on the same image, "

@@ -76,6 +76,11 @@ const char *ex2d_psf_check(const ex2d_psf *psf)
 
 void ex2d_psf_corner(double pos, int hsize, int32_t *corner, double *offset)
 {
+    /* A position that no int32 corner holds (or NaN) must not reach the cast, which would be undefined. */
+    if (!(fabs(pos) < 1e9)) {
+        *corner = INT32_MIN, *offset = NAN;
+        return;
+    }
     /* specter: xccd starts at int(x - hsizex + 0.5), evaluated left to right in doubles */
     *corner = (int32_t)((pos - (double)hsize) + 0.5);
     *offset = pos - (double)(*corner + hsize);

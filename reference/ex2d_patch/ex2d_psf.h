@@ -52,11 +52,12 @@ double ex2d_psf_eval(const ex2d_psf_param *prm, int f, double wave);
 void ex2d_psf_wave_range(const ex2d_psf *psf, double *wave_lo, double *wave_hi);
 
 /* NULL when psf is usable (sizes, degrees and half sizes inside this build's limits, every domain ordered,
- * every coefficient finite), else a message naming the parameter and the rule. */
+ * every coefficient finite), else a message naming the rule (the file readers name the parameter). */
 const char *ex2d_psf_check(const ex2d_psf *psf);
 
 /* specter's spot corner: (int)(pos - hsize + 0.5), C truncation, then the offset of pos from the spot's
- * centre pixel, *offset = pos - (*corner + hsize). */
+ * centre pixel, *offset = pos - (*corner + hsize). A pos that is not finite or beyond +-1e9 px gives
+ * INT32_MIN and NaN, which every footprint check refuses. */
 void ex2d_psf_corner(double pos, int hsize, int32_t *corner, double *offset);
 
 /* One PSF table entry: what ex2d_patch's table holds for fibre index f at one wavelength. */

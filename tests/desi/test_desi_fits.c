@@ -318,7 +318,6 @@ Test(desi_image, frame_reads_back_with_desispec_layout)
         int bitpix = 0, naxis = 0;
         long naxes[3] = {0, 0, 0};
         fits_read_key(f, TSTRING, "EXTNAME", extname, NULL, &status);
-        fits_get_img_equivtype(f, &bitpix, &status);
         fits_get_img_param(f, 3, &bitpix, &naxis, naxes, &status);
         cr_expect_str_eq(extname, names[h]);
         int datasum_ok = 0, hdu_ok = 0;

@@ -3,9 +3,10 @@
  * (docs/ex2d_patch.md, "Real DESI files"). From the frame (FLUX, IVAR per Angstrom, RESOLUTION, WAVELENGTH,
  * SPECMIN) and the image's TRUTH HDU (the truth per bin of the padded grid, FIBERMIN, CRVAL1, CDELT1) it forms
  * chi = (flux - R f_true / dw) sqrt(ivar) over every bin whose R band lies inside the frame (R f_true needs
- * the truth at bins j - ndiag .. j + ndiag). MODE noisy: mean within 0.1 of 0 and std within 10 % of 1 over at
- * least 2000 bins; MODE clean: every |chi| <= 0.01 (the band keeps 2 ndiag + 1 diagonals of R; the rest is
- * far below that). Prints the statistics; exit 0 when they hold, 1 otherwise, 2 on a file it cannot read.
+ * the truth at bins j - ndiag .. j + ndiag); each such bin must have ivar > 0 (nothing is masked, so a frame
+ * of zeros cannot pass). MODE noisy: mean within 0.1 of 0 and std within 10 % of 1 over at least 2000 bins;
+ * MODE clean: every |chi| <= 0.01 (the band keeps 2 ndiag + 1 diagonals of R; the rest is far below that).
+ * Prints the statistics; exit 0 when they hold, 1 otherwise, 2 on a file it cannot read.
  */
 #include <fitsio.h>
 #include <math.h>
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
     }
     const double dw = wave[1] - wave[0];
     double sum = 0, sum2 = 0, worst = 0;
-    long count = 0, outside = 0;
+    long count = 0, outside = 0, no_weight = 0;
     for (long s = 0; s < nspec; s++) {
         const long trow = specmin + s - tfib;
         for (long j = ndiag; j < nwave - ndiag; j++) {
@@ -87,6 +88,7 @@ int main(int argc, char **argv)
                 }
                 rf += res[(s * nd + d) * nwave + c] * truth[trow * nt[0] + tcol];
             }
+            if (!(ivar[s * nwave + j] > 0)) no_weight++; /* chi would be 0 there: an empty frame must not pass */
             const double chi = (flux[s * nwave + j] - rf / dw) * sqrt(ivar[s * nwave + j]);
             sum += chi, sum2 += chi * chi, count++;
             if (!(fabs(chi) <= worst)) worst = fabs(chi);
@@ -95,8 +97,9 @@ int main(int argc, char **argv)
     const double mean = sum / count, std = sqrt(sum2 / count - mean * mean);
     printf("ex2d_frame_pulls: %s over %ld bins (%ld spectra x %ld inner bins): chi mean %.4f, std %.4f, max |chi| "
            "%.3g\n", clean ? "clean" : "noisy", count, nspec, nwave - 2 * ndiag, mean, std, worst);
-    int ok = outside == 0 && count > 0;
+    int ok = outside == 0 && no_weight == 0 && count > 0;
     if (outside) fprintf(stderr, "ex2d_frame_pulls: %ld R terms fall outside the truth HDU\n", outside);
+    if (no_weight) fprintf(stderr, "ex2d_frame_pulls: %ld bins have ivar <= 0 (none may: no pixel is masked)\n", no_weight);
     if (clean) ok = ok && worst <= 0.01;
     else ok = ok && count >= 2000 && fabs(mean) <= 0.1 && fabs(std - 1.0) <= 0.1;
     fits_close_file(fr, &status);

@@ -942,9 +942,9 @@ Test(ex2d_patch_gpu_data, k1_spots_of_the_desi_test_psf_match_specters_within_1e
     ex2d_golden_load(&g);
     const size_t n = (size_t)g.nspot, spot = (size_t)(2 * g.psf.hsizex + 1) * (2 * g.psf.hsizey + 1);
     const size_t ncoef = (size_t)(g.psf.gx + 1) * (g.psf.gy + 1);
-    double *d[7], *d_spots;
-    const double *host[7] = {g.sigx, g.sigy, g.dx, g.dy, g.c, g.tail, NULL};
-    const size_t count[7] = {n, n, n, n, n * ncoef, n * EX2D_TAIL_TERMS, 0};
+    double *d[6], *d_spots;
+    const double *host[6] = {g.sigx, g.sigy, g.dx, g.dy, g.c, g.tail};
+    const size_t count[6] = {n, n, n, n, n * ncoef, n * EX2D_TAIL_TERMS};
     for (int i = 0; i < 6; i++) {
         GW_CUDA(cudaMalloc((void **)&d[i], count[i] * sizeof(double)));
         GW_CUDA(cudaMemcpy(d[i], host[i], count[i] * sizeof(double), cudaMemcpyHostToDevice));

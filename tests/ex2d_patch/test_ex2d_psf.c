@@ -80,6 +80,10 @@ Test(ex2d_psf, corners_follow_specters_truncation)
     cr_expect(corner == 16 && fabs(offset - 0.49) < 1e-12, "corner %d offset %g", corner, offset);
     ex2d_psf_corner(2.2, 4, &corner, &offset); /* int(-1.3) = -1 (C truncation, not floor): refused by the frame */
     cr_expect(corner == -1, "corner %d", corner);
+    ex2d_psf_corner(NAN, 4, &corner, &offset); /* never cast: the frame refuses INT32_MIN */
+    cr_expect(corner == INT32_MIN && isnan(offset), "corner %d offset %g", corner, offset);
+    ex2d_psf_corner(3e9, 4, &corner, &offset);
+    cr_expect(corner == INT32_MIN, "corner %d", corner);
 }
 
 Test(ex2d_psf, the_tail_term_adds_specters_power_law_at_pixel_centres)
@@ -162,7 +166,10 @@ Test(ex2d_psf, a_frame_from_a_psf_takes_its_camera_and_refuses_wavelengths_outsi
     cfg = small_frame_config(&s.psf, 5100.0, 20);
     cfg.hsizex = 5;
     cr_expect(ex2d_frame_config_check(&cfg) && strstr(ex2d_frame_config_check(&cfg), "the PSF's"));
-    small_psf_make(&s, 2.0, 1.0); /* fibre 0's spots start left of the CCD */
+    small_psf_make(&s, 2.0, 1.0); /* fibre 0's spots start left of the CCD: corner int(-1.5) = -1 */
+    cfg = small_frame_config(&s.psf, 5100.0, 20);
+    cr_expect(ex2d_frame_make(&cfg, &f) == EX2D_SYNTH_ERR_GEOMETRY);
+    small_psf_make(&s, 3.0, 1.0); /* int(-0.5) = 0: a corner on the CCD, but specter's box would be cut short */
     cfg = small_frame_config(&s.psf, 5100.0, 20);
     cr_expect(ex2d_frame_make(&cfg, &f) == EX2D_SYNTH_ERR_GEOMETRY);
     small_psf_make(&s, 50.0, 1.0);

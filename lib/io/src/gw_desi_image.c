@@ -123,8 +123,8 @@ int gw_desi_image_read(const char *path, gw_desi_image *img, char *err, size_t e
 {
     if (img) memset(img, 0, sizeof *img);
     if (!path || !img) {
-        set_err(err, err_size, "%s: gw_desi_image_read: %s", path ? path : "gw_desi_image_read",
-                path ? "the image img is NULL" : "no path given");
+        if (path) set_err(err, err_size, "%s: gw_desi_image_read: the image img is NULL", path);
+        else set_err(err, err_size, "gw_desi_image_read: no path given");
         return -1;
     }
     gw_fits_in in;

@@ -31,6 +31,7 @@ typedef struct desi_opts {
     int fibre_first, nfibre; /* global fibre numbers */
     double wave0, wave1, dwave;
     int nwave;
+    int synth; /* 1: synth ex2d, 0: run ex2d */
     int bundle_size, wavesize, threads, clean, ndecorr;
     double regularize;
     uint64_t seed;
@@ -126,8 +127,8 @@ static int parse_int(const desi_opts *o, const char *flag, const char *text, uns
 static int parse_options(int argc, char **argv, int synth, desi_opts *o, int *done)
 {
     const char *sub = synth ? "synth ex2d" : "run ex2d";
-    *o = (desi_opts){.cmd = synth ? "gpuwitness synth ex2d" : "gpuwitness run ex2d", .bundle_size = 25,
-                     .wavesize = 50, .seed = 0x5eed2dULL};
+    *o = (desi_opts){.cmd = synth ? "gpuwitness synth ex2d" : "gpuwitness run ex2d", .synth = synth,
+                     .bundle_size = 25, .wavesize = 50, .seed = 0x5eed2dULL};
     *done = 0;
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -215,7 +216,8 @@ static int make_frame(const desi_opts *o, const ex2d_psf *psf, ex2d_frame *f)
     cfg.bundle_size = o->bundle_size;
     cfg.subbundle_size = o->bundle_size < cfg.subbundle_size ? o->bundle_size : cfg.subbundle_size;
     cfg.nwavestep = o->wavesize;
-    cfg.crop_to_boxes = 1, cfg.add_noise = !o->clean, cfg.seed = o->seed, cfg.nthreads = o->threads;
+    /* run replaces the synthesised pixels with the file's: no noise to draw there */
+    cfg.crop_to_boxes = 1, cfg.add_noise = o->synth && !o->clean, cfg.seed = o->seed, cfg.nthreads = o->threads;
     const char *why = ex2d_frame_config_check(&cfg);
     double lo, hi;
     ex2d_psf_wave_range(psf, &lo, &hi);
