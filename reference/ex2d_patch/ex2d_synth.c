@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ex2d_patch_ref.h"
 #include "ex2d_synth.h"
 
 void ex2d_frame_config_default(ex2d_frame_config *cfg)
@@ -114,6 +115,18 @@ double ex2d_synth_f_true(const ex2d_frame_config *cfg, int fibre, int w)
     double f = 100.0 + 50.0 * sin(lambda / 37.0 + fibre);
     if (cfg->line_period > 0 && w >= 0 && w % cfg->line_period == cfg->line_phase) f += cfg->line_amp;
     return f;
+}
+
+double ex2d_synth_r_truth(const ex2d_frame *f, const double *qblk, int patch, int c, int j)
+{
+    const ex2d_params *p = &f->params;
+    const ex2d_patch_desc *d = &f->patches[patch];
+    const double *q = qblk + (size_t)c * p->m * p->m;
+    const int jp = j + p->wavepad, sp = d->core_first + c;
+    double s = 0.0, v = 0.0;
+    for (int i = 0; i < p->m; i++) s += q[jp * p->m + i];
+    for (int i = 0; i < p->m; i++) v += q[jp * p->m + i] / s * f->f_true[ex2d_ref_entry(p, d, sp * p->m + i)];
+    return v;
 }
 
 const char *ex2d_synth_error_str(int code)

@@ -192,6 +192,11 @@ double ex2d_normal_draw(uint64_t *state);
 /* Truth flux of global fibre `fibre` at camera bin w (any integer, padding included). */
 double ex2d_synth_f_true(const ex2d_frame_config *cfg, int fibre, int w);
 
+/* The truth as patch `patch`'s extraction sees it: (R f_true) at its core bin (c, j), with R = diag(1/s) Q from
+ * the patch's Q blocks qblk (block c at c*m*m, as the workspace holds them) and s their row sums. The oracle
+ * that an extracted flux is compared with (docs/ex2d_patch.md, "Analytic cases"). */
+double ex2d_synth_r_truth(const ex2d_frame *f, const double *qblk, int patch, int c, int j);
+
 const char *ex2d_synth_error_str(int code);
 
 #ifdef __cplusplus

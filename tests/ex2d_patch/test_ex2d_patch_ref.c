@@ -81,18 +81,11 @@ static double *dense_a(const run *r, int patch)
     return a;
 }
 
-/* R f_true of each core bin of patch `patch` (slot b), from the Q blocks in the workspace: R = diag(1/s) Q. */
+/* R f_true of core bin (c, j) of patch `patch` in workspace slot b (ex2d_synth_r_truth). */
 static double r_times_truth(const run *r, int patch, int b, int c, int j)
 {
-    const ex2d_params *p = &r->f.params;
-    const ex2d_patch_desc *d = &r->f.patches[patch];
     const ex2d_workspace w = carve(r);
-    const double *q = w.qblk + (size_t)b * w.blk_stride + (size_t)c * p->m * p->m;
-    const int jp = j + p->wavepad, sp = d->core_first + c;
-    double s = 0.0, v = 0.0;
-    for (int i = 0; i < p->m; i++) s += q[jp * p->m + i];
-    for (int i = 0; i < p->m; i++) v += q[jp * p->m + i] / s * r->f.f_true[ex2d_ref_entry(p, d, sp * p->m + i)];
-    return v;
+    return ex2d_synth_r_truth(&r->f, w.qblk + (size_t)b * w.blk_stride, patch, c, j);
 }
 
 /* The noiseless patch ("Analytic cases"): |flux - R f_true| / |R f_true| < 1e-9 (2-norms over the core), |A xflux - image| < 1e-6. */

@@ -214,19 +214,6 @@ Test(ex2d_psf_data, every_spot_has_specters_corner_and_pixels_within_1e_12_on_th
     ex2d_golden_free(&g);
 }
 
-/* R f_true of core bin (c, j) of patch `patch` in workspace slot b: R = diag(1/s) Q, s = the row sums of Q. */
-static double r_times_truth(const ex2d_frame *f, const ex2d_workspace *w, int patch, int b, int c, int j)
-{
-    const ex2d_params *p = &f->params;
-    const ex2d_patch_desc *d = &f->patches[patch];
-    const double *q = w->qblk + (size_t)b * w->blk_stride + (size_t)c * p->m * p->m;
-    const int jp = j + p->wavepad, sp = d->core_first + c;
-    double s = 0.0, v = 0.0;
-    for (int i = 0; i < p->m; i++) s += q[jp * p->m + i];
-    for (int i = 0; i < p->m; i++) v += q[jp * p->m + i] / s * f->f_true[ex2d_ref_entry(p, d, sp * p->m + i)];
-    return v;
-}
-
 Test(ex2d_psf_data, a_noisy_frame_through_the_real_psf_extracts_to_unit_pulls_on_the_reference)
 {
     ex2d_golden g; /* only its PSF */
@@ -258,7 +245,7 @@ Test(ex2d_psf_data, a_noisy_frame_through_the_real_psf_extracts_to_unit_pulls_on
         for (int c = 0; c < d->ncore; c++)
             for (int j = 0; j < d->ncore_wave; j++) {
                 const size_t o = (size_t)(d->out_spec_first + c) * p->nwave_out + d->out_wave_first + j;
-                const double chi = (out.flux[o] - r_times_truth(&f, &w, i, i, c, j)) * sqrt(out.ivar[o]);
+                const double chi = (out.flux[o] - ex2d_synth_r_truth(&f, w.qblk + (size_t)i * w.blk_stride, i, c, j)) * sqrt(out.ivar[o]);
                 sum += chi, sum2 += chi * chi, count++;
             }
     }

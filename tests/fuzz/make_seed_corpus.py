@@ -652,8 +652,9 @@ def fits_gzip_image(name, bitpix, ny, nx, values):
 
 
 def fits_seeds():
-    # small files made here (never from the DESI data): PSFVER 2 and 3, images plain and compressed, and one
-    # of each kind the readers refuse
+    # small files made here (never from the DESI data): PSFVER 2 and 3, images plain and compressed, and a PSF
+    # the reader refuses (the other refusals are rows of tests/desi/test_bad_input_desi.c; libFuzzer's
+    # mutations reach them from these seeds)
     trace = [0.5 * i for i in range(4)]
     traces = (fits_image("XTRACE", -64, (2, 2), trace, extra=[("WAVEMIN", "4000.0"), ("WAVEMAX", "7000.0")]) +
               fits_image("YTRACE", -64, (2, 2), trace, extra=[("WAVEMIN", "4000.0"), ("WAVEMAX", "7000.0")]))
@@ -663,8 +664,6 @@ def fits_seeds():
     put("fits", "psf_v2_deg0_nul_padded.fits", fits_primary(ver) + psf_table(2, 0, nul_pad=True))
     put("fits", "psf_v3_deg0.fits", fits_primary(ver3) + psf_table(3, 0) + traces)
     put("fits", "bad_psf_v2_hsizex_16.fits", fits_primary(ver) + psf_table(2, 0, extra=[("HSIZEX", "16")]))
-    put("fits", "bad_psf_psfver_4.fits", fits_primary(ver[:1] + [("PSFVER", "4")]) + psf_table(2, 0))
-    put("fits", "bad_psf_v2_cut.fits", (fits_primary(ver) + psf_table(2, 1))[:2880 + 1440])
     img = [10.0 * (i // 4) + i % 4 for i in range(12)]
     ivar = [1.0 + i for i in range(12)]
     mask = [4 if i == 5 else 0 for i in range(12)]
@@ -672,8 +671,6 @@ def fits_seeds():
         fits_image("IVAR", -64, (3, 4), ivar) + fits_image("MASK", 16, (3, 4), mask))
     put("fits", "image_gzip_4x3.fits", fits_primary() + fits_gzip_image("IMAGE", -32, 3, 4, img) +
         fits_gzip_image("IVAR", -32, 3, 4, ivar) + fits_gzip_image("MASK", 32, 3, 4, mask))
-    put("fits", "bad_image_no_mask.fits", fits_image("IMAGE", -32, (3, 4), img, primary=True) +
-        fits_image("IVAR", -64, (3, 4), ivar))
 
 
 if __name__ == "__main__":

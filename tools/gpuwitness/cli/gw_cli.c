@@ -5,6 +5,7 @@
 #include "gw_cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,51 @@ int gw_cli_parse_u64(const char *text, unsigned long long max, unsigned long lon
     if (errno || *end || v > max) return -1;
     *value = v;
     return 0;
+}
+
+int gw_cli_parse_range(const char *text, int *first, int *count)
+{
+    const char *colon = text ? strchr(text, ':') : NULL;
+    if (!colon || colon == text) return -1;
+    char head[24];
+    const size_t len = (size_t)(colon - text);
+    if (len >= sizeof head) return -1;
+    memcpy(head, text, len);
+    head[len] = '\0';
+    unsigned long long a = 0, b = 0;
+    if (gw_cli_parse_u64(head, INT_MAX, &a) || gw_cli_parse_u64(colon + 1, INT_MAX - a, &b) || b < 1) return -1;
+    *first = (int)a, *count = (int)b;
+    return 0;
+}
+
+void gw_cli_print_lines(FILE *out, char *text, const char *prefix)
+{
+    char *save = NULL; /* strtok_r: host paths run from several threads at once */
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        fprintf(out, "%s%s\n", prefix, line);
+}
+
+int gw_cli_run_witness(const char *cmd, char *findings, int violations)
+{
+    if (violations) {
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "%s: witness violation: ", cmd);
+        gw_cli_print_lines(stderr, findings, prefix);
+        fprintf(stderr, "%s: the witness does not prove the GPU computed this; nothing written\n", cmd);
+        return GW_EXIT_FAIL;
+    }
+    gw_cli_print_lines(stdout, findings, "  witness ");
+    return GW_EXIT_OK;
+}
+
+void gw_cli_print_call_witness(const char *indent, const char *receipt, char *findings, int violations,
+                               unsigned long long items)
+{
+    char prefix[64];
+    printf("%s%s\n", indent, receipt);
+    snprintf(prefix, sizeof prefix, "%switness check: %s", indent, violations ? "violation: " : "");
+    if (findings[0]) gw_cli_print_lines(stdout, findings, prefix);
+    else printf("%switness check: ok (1 launch, %llu items, code for this device's architecture)\n", indent, items);
 }
 
 double gw_cli_now_ms(void)

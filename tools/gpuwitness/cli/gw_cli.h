@@ -7,6 +7,7 @@
 #define GW_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "gw_device.h"
@@ -45,6 +46,24 @@ double gw_cli_now_ms(void);
 /* A whole number written in plain decimal digits (no sign, space or base prefix: strtoull alone accepts
  * " -1" as 2^64-1), at most max. 0 when it is one, -1 otherwise. */
 int gw_cli_parse_u64(const char *text, unsigned long long max, unsigned long long *value);
+
+/* "FIRST:COUNT": two whole numbers in plain decimal digits, COUNT >= 1 and FIRST + COUNT within int. 0 when
+ * text is one, -1 otherwise (the caller names the option and what the range selects). */
+int gw_cli_parse_range(const char *text, int *first, int *count);
+
+/* Each line of text (newline-separated; cut up in place) on its own line of out after prefix. */
+void gw_cli_print_lines(FILE *out, char *text, const char *prefix);
+
+/* The witness verdict of a `run` command's GPU call: with violations, each finding on stderr after
+ * "CMD: witness violation: " and the refusal ("nothing written"), GW_EXIT_FAIL; otherwise any findings
+ * (warnings) on stdout after "  witness ", GW_EXIT_OK. findings is cut up. */
+int gw_cli_run_witness(const char *cmd, char *findings, int violations);
+
+/* A single witnessed call's lines, as doctor prints them under indent: its receipt, then every finding of the
+ * witness check ("witness check: violation: ..." when the call broke a rule, "witness check: ..." for a
+ * warning), or, when there is none, "witness check: ok (1 launch, ITEMS items, ...)". findings is cut up. */
+void gw_cli_print_call_witness(const char *indent, const char *receipt, char *findings, int violations,
+                               unsigned long long items);
 
 /* ---- device facts (gw_cli.c) ---- */
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT
  * What `run` does alike for the kernels whose `run` reads ARC task files (grid_d4, grid_objects): N input
  * paths mapped to N output paths under --out-dir or -o (refusing outputs that are inputs, duplicates or not
- * regular files), every input read into one packed grid_d4 batch, and the report of the GPU call's witness.
- * Messages go to stderr as "gpuwitness run: ..." or "gpuwitness run <kernel>: ..." (the witness's findings
- * to stdout when clean); results are GW_EXIT_* codes.
+ * regular files) and every input read into one packed grid_d4 batch (the witness report is the CLI core's
+ * gw_cli_run_witness). Messages go to stderr as "gpuwitness run: ..." or "gpuwitness run <kernel>: ...";
+ * results are GW_EXIT_* codes.
  */
 #ifndef GW_ARC_RUN_H
 #define GW_ARC_RUN_H
@@ -38,11 +38,6 @@ int gw_arc_run_plan(const char *kernel, const char *const *inputs, size_t n_inpu
  * packed batch b, in file order, with batch op `op` (the kernel's op or variant number), and sets each
  * file's first_grid and n_grids. GW_EXIT_OK, or GW_EXIT_FAIL (printed; b then holds nothing to free). */
 int gw_arc_run_read_batch(gw_arc_run_file *files, size_t n, int op, grid_d4_batch *b);
-
-/* The witness verdict of a run's GPU call: with violations, each finding on stderr and the refusal
- * ("nothing written"), GW_EXIT_FAIL; otherwise any findings (warnings) on stdout, GW_EXIT_OK. findings is
- * the call's witness_check text, split in place. */
-int gw_arc_run_report_witness(char *findings, int violations);
 
 /* The tasks and output paths of files[0..n-1], then files itself; NULL is fine. */
 void gw_arc_run_files_free(gw_arc_run_file *files, size_t n);

@@ -9,7 +9,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,25 +62,13 @@ static const char synth_help[] =
     "default 0x5eed2d) unless --clean. The truth goes into HDU TRUTH [fibre][bin] with FIBERMIN, CRVAL1 and\n"
     "CDELT1. Pixels outside the patches' window are 0 with ivar 0.\n";
 
-/* "F:C", whole numbers, F >= 0, C >= 1. */
+/* "F:C" (gw_cli_parse_range): the first global fibre and the count. */
 static int parse_fibres(const desi_opts *o, const char *text, int *first, int *count)
 {
-    char *end = NULL;
-    errno = 0;
-    const long a = strtol(text, &end, 10);
-    long b = -1;
-    if (!errno && end != text && *end == ':' && a >= 0 && a <= INT_MAX && text[0] != '-') {
-        const char *rest = end + 1;
-        b = strtol(rest, &end, 10);
-        if (errno || end == rest || *end || b < 1 || b > INT_MAX - a) b = -1;
-    }
-    if (b < 1) {
-        fprintf(stderr, "%s: --fibres '%s': must be F:C, the first global fibre and the count, whole numbers, F >= 0 "
-                "and C >= 1\n", o->cmd, text);
-        return -1;
-    }
-    *first = (int)a, *count = (int)b;
-    return 0;
+    if (gw_cli_parse_range(text, first, count) == 0) return 0;
+    fprintf(stderr, "%s: --fibres '%s': must be F:C, the first global fibre and the count, whole numbers, F >= 0 and "
+            "C >= 1\n", o->cmd, text);
+    return -1;
 }
 
 /* "W0:W1:DW" in Angstrom: finite, W0 < W1, DW > 0, at most MAX_WAVES bins. */

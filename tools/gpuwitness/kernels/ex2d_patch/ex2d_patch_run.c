@@ -6,8 +6,6 @@
  * temporary files and renamed only when all were written.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,26 +114,13 @@ static int parse_tier(const char *text, int *tier)
     return -1;
 }
 
-/* "FIRST:COUNT", FIRST >= 0, COUNT >= 1; -1 with the message printed. */
+/* "FIRST:COUNT" (gw_cli_parse_range); -1 with the message printed. */
 static int parse_range(const char *flag, const char *text, int *first, int *count)
 {
-    char *end = NULL;
-    errno = 0;
-    const long a = strtol(text, &end, 10);
-    long b = -1;
-    if (!errno && end != text && *end == ':' && a >= 0 && a <= INT_MAX) {
-        const char *rest = end + 1;
-        b = strtol(rest, &end, 10);
-        if (errno || end == rest || *end || b < 1 || b > INT_MAX) b = -1;
-    }
-    if (b < 1 || text[0] == '-') {
-        fprintf(stderr, "gpuwitness run ex2d_patch: %s '%s': must be FIRST:COUNT, whole numbers, FIRST >= 0 and COUNT >= 1\n",
-                flag, text);
-        return -1;
-    }
-    *first = (int)a;
-    *count = (int)b;
-    return 0;
+    if (gw_cli_parse_range(text, first, count) == 0) return 0;
+    fprintf(stderr, "gpuwitness run ex2d_patch: %s '%s': must be FIRST:COUNT, whole numbers, FIRST >= 0 and COUNT "
+            ">= 1\n", flag, text);
+    return -1;
 }
 
 static int parse_number(const char *flag, const char *text, unsigned long long max, unsigned long long *value)

@@ -155,8 +155,7 @@ static int run_gpu(const focus_case *c, const uint16_t *in, const gw_focus_out *
     if (shown >= 0) {
         gw_focus_gpu_result *r = &res[shown];
         printf("  %s\n", r->witness_receipt);
-        for (char *line = strtok(r->witness_check, "\n"); line; line = strtok(NULL, "\n"))
-            printf("            %s\n", line);
+        gw_cli_print_lines(stdout, r->witness_check, "            ");
     }
     if (!failed)
         printf("  result:   ok: both calls bit-exact with focus_stack_ref (idx, ff, best, focus), witness checks "
@@ -270,13 +269,8 @@ int gw_focus_stack_doctor(int ordinal)
             else
                 printf("  focus_stack:          N=1 Z=5 128x96 known-focus stack, morphseq defaults: bit-exact with "
                        "focus_stack_ref (%.2f ms incl. transfers)\n", res.ms_end_to_end);
-            printf("    %s\n", res.witness_receipt);
-            if (res.witness_check[0])
-                for (char *line = strtok(res.witness_check, "\n"); line; line = strtok(NULL, "\n"))
-                    printf("    witness check: %s%s\n", res.witness_violations ? "violation: " : "", line);
-            else
-                printf("    witness check: ok (1 launch, %d items, code for this device's architecture)\n",
-                       p.n * p.y * p.x);
+            gw_cli_print_call_witness("    ", res.witness_receipt, res.witness_check, res.witness_violations,
+                                      (unsigned long long)p.n * p.y * p.x);
             failed = diff != 0 || res.witness_violations != 0;
         }
         if (gw_focus_gpu_free(&g, err, sizeof err)) {

@@ -323,16 +323,7 @@ static int compute_on_gpu(const focus_input *in, focus_stack_params p, int ordin
     if (rc != GW_EXIT_OK) return rc;
     printf("  %s\n", res.witness_receipt);
     printf("  gpu:      %.2f ms incl. transfers, kernel %.3f ms\n", res.ms_end_to_end, res.ms_kernel);
-    if (res.witness_violations) {
-        for (char *line = strtok(res.witness_check, "\n"); line; line = strtok(NULL, "\n"))
-            fprintf(stderr, "gpuwitness run focus_stack: witness violation: %s\n", line);
-        fprintf(stderr, "gpuwitness run focus_stack: the witness does not prove the GPU computed this; nothing "
-                "written\n");
-        rc = GW_EXIT_FAIL;
-    } else if (res.witness_check[0]) {
-        for (char *line = strtok(res.witness_check, "\n"); line; line = strtok(NULL, "\n"))
-            printf("  witness %s\n", line);
-    }
+    rc = gw_cli_run_witness("gpuwitness run focus_stack", res.witness_check, res.witness_violations);
     if (gw_focus_out_consistent(got, in->data, p, msg, sizeof msg)) {
         fprintf(stderr, "gpuwitness run focus_stack: the GPU result is inconsistent: %s; nothing written\n", msg);
         rc = GW_EXIT_FAIL;

@@ -2,8 +2,9 @@
  * grid_d4 in the CLI: its table record and `gpuwitness run grid_d4`, which applies one D4 op to every grid
  * (train and test, inputs and outputs) of ARC task files. Everything is checked before anything is written:
  * the command line, the output locations, every input file, and (on the GPU) the result against grid_d4_ref
- * and the witness. All grids of all files go to the GPU in one batched launch. The output locations, the
- * reading of the files into one batch and the witness report are gw_arc_run.h's, shared with grid_objects.
+ * and the witness. All grids of all files go to the GPU in one batched launch. The output locations and the
+ * reading of the files into one batch are gw_arc_run.h's, shared with grid_objects; the witness report is
+ * gw_cli_run_witness.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -91,7 +92,7 @@ static int transform_on_gpu(const grid_d4_batch *b, const grid_d4_result *ref, g
             fprintf(stderr, "gpuwitness run: the GPU result differs from grid_d4_ref; nothing written:\n%s", msg);
             rc = GW_EXIT_FAIL;
         }
-        if (gw_arc_run_report_witness(res.witness_check, res.witness_violations)) rc = GW_EXIT_FAIL;
+        if (gw_cli_run_witness("gpuwitness run", res.witness_check, res.witness_violations)) rc = GW_EXIT_FAIL;
         if (rc == GW_EXIT_OK)
             printf("  result: bit-exact with grid_d4_ref, witness checks out (%.2f ms incl. transfers)\n",
                    res.ms_end_to_end);

@@ -82,12 +82,6 @@ static int run_cpu(const grid_d4_batch *b, int bg_tie, grid_objects_result *ref,
     return 0;
 }
 
-/* Prints the witness findings of a call, one per line under its receipt. */
-static void print_findings(char *findings, const char *prefix)
-{
-    for (char *line = strtok(findings, "\n"); line; line = strtok(NULL, "\n")) printf("%s%s\n", prefix, line);
-}
-
 /* The GPU part: two witnessed calls (poison 0xFE, then 0x5A), each compared with the reference. 0 or 1. */
 static int run_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_result *ref, double ref_ms, int ordinal)
 {
@@ -143,7 +137,7 @@ static int run_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_result
     }
     if (shown >= 0) {
         printf("  %s\n", res[shown].witness_receipt);
-        print_findings(res[shown].witness_check, "            "); /* warnings come prefixed by gw_witness_check */
+        gw_cli_print_lines(stdout, res[shown].witness_check, "            "); /* warnings come prefixed by gw_witness_check */
     }
     if (!failed)
         printf("  result:   ok: both calls equal grid_objects_ref (labels outside the grids kept the poison), "
@@ -250,13 +244,7 @@ int gw_grid_objects_doctor(int ordinal)
             else
                 printf("  grid_objects:         %zu grids, %" PRIu64 " cells, per-grid variants 0..7: equal to "
                        "grid_objects_ref (%.2f ms incl. transfers)\n", b.n, cells, res.ms_end_to_end);
-            printf("    %s\n", res.witness_receipt);
-            if (res.witness_check[0])
-                print_findings(res.witness_check, res.witness_violations ? "    witness check: violation: "
-                                                                         : "    witness check: ");
-            else
-                printf("    witness check: ok (1 launch, %" PRIu64 " items, code for this device's architecture)\n",
-                       cells);
+            gw_cli_print_call_witness("    ", res.witness_receipt, res.witness_check, res.witness_violations, cells);
             failed = res.status != GRID_OBJECTS_OK || diff != 0 || res.witness_violations != 0;
         }
         if (gw_go_gpu_free(&g, err, sizeof err)) {

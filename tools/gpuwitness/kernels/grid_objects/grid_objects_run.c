@@ -4,8 +4,8 @@
  * and writes, per task file, one JSON file of label maps and object tables (docs/grid_objects.md, "Output
  * format of gpuwitness run"). Everything is checked before anything is written: the command line, the output
  * locations, every input file, and (on the GPU) the result against grid_objects_ref and the witness. All grids
- * of all files go to the GPU in one batched launch. The output locations, the reading of the files into one
- * batch and the witness report are gw_arc_run.h's, shared with grid_d4.
+ * of all files go to the GPU in one batched launch. The output locations and the reading of the files into one
+ * batch are gw_arc_run.h's, shared with grid_d4; the witness report is gw_cli_run_witness.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -193,7 +193,7 @@ static int label_on_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_r
                     msg);
             rc = GW_EXIT_FAIL;
         }
-        if (gw_arc_run_report_witness(res.witness_check, res.witness_violations)) rc = GW_EXIT_FAIL;
+        if (gw_cli_run_witness("gpuwitness run", res.witness_check, res.witness_violations)) rc = GW_EXIT_FAIL;
         if (rc == GW_EXIT_OK)
             printf("  result: equal to grid_objects_ref, witness checks out (%.2f ms incl. transfers)\n",
                    res.ms_end_to_end);
