@@ -7,12 +7,23 @@ with --baseline a comparison of two runs judged as nvbench's compare script judg
 
 usage: report.py RUN.json [RUN.json ...] [--baseline OLD.json] [--peer PEER.json ...] [-o OUT.html]
        report.py --check-deps
+       report.py --check RUN.json     (the checks below on one bench result, nothing drawn or written)
 
 RUN "-" reads the JSON from stdin (how `gpuwitness bench --html` calls it); -o - (the default) writes the page
 to stdout, any other OUT through a temporary file renamed when complete. Figures are inline SVG, the page
 loads nothing (no network, fonts or scripts from elsewhere). Needs Python 3, matplotlib and Jinja2 (Debian:
-python3-matplotlib, python3-jinja2). Exit status: 0 page written; 1 an input is missing or malformed, or a
-dependency is missing (named on stderr; --check-deps prints the missing ones on stdout); 2 bad usage.
+python3-matplotlib, python3-jinja2).
+
+Every input is checked before anything is drawn. A path that is not a regular file (a FIFO, a device, a
+directory) is refused at once, never read (the rule of lib/io/include/gw_infile.h); a document must be valid
+JSON of the documented shape (docs/benchmarks.md, "The JSON"), every time and figure the page shows a finite
+number >= 0 or null, and text from the document is drawn as it is written (no matplotlib mathtext) and
+escaped in the HTML. A refusal is one line on stderr, "report.py: '<path>': <where>: <the rule>".
+
+Exit status: 0 page written; 1 an input is missing, unreadable, not a regular file or malformed, a dependency
+is missing (named on stderr; --check-deps prints the missing ones on stdout), or the page could not be
+written; 2 bad usage (no RUN, RUN - twice, -o naming a directory or anything else that is not a regular file,
+or in a directory that does not exist), and then nothing is read or written.
 """
 import argparse
 import io
@@ -20,6 +31,7 @@ import math
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 
@@ -49,23 +61,172 @@ def fail(message):
     sys.exit(1)
 
 
-def load_json(path, what):
+class Refused(Exception):
+    """An input the page cannot use; the message says where in it and the rule it breaks."""
+
+
+# ---------------------------------------------------------------- reading an input
+FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+              (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_regular(mode):
+    """None for a regular file, else why it is refused, in lib/io's words."""
+    if stat.S_ISREG(mode):
+        return None
+    return "not a regular file (" + next((name for test, name in FILE_KINDS if test(mode)), "not a file") + ")"
+
+
+def read_input(path):
+    """The bytes of path ("-": stdin). lib/io/include/gw_infile.h's rule: what is not a regular file is refused
+    before it is opened (opening a device can act on it); the open does not block (a FIFO put in the file's
+    place meanwhile would block the open or the read) and the open descriptor's kind decides."""
+    if path == "-":
+        with open(0, "rb", closefd=False) as f:
+            return f.read()
+    why = not_regular(os.stat(path).st_mode)
+    if why is None:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC), "rb") as f:
+            why = not_regular(os.fstat(f.fileno()).st_mode)
+            if why is None:
+                os.set_blocking(f.fileno(), True)
+                return f.read()
+    raise Refused(why)
+
+
+def load(path, schema):
+    """The JSON document at path checked against schema (below); any fault exits 1 with one line."""
     try:
-        if path == "-":
-            return json.load(sys.stdin)
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        fail(f"{what} '{path}': {e}")
+        doc = json.loads(read_input(path).decode("utf-8"))
+        schema(doc, "")
+        return doc
+    except OSError as e:
+        fail(f"'{path}': cannot read: {e.strerror}")
+    except RecursionError:
+        fail(f"'{path}': not valid JSON here: nested deeper than Python's JSON reader can follow")
+    except ValueError as e:  # also the UTF-8 decoding error
+        fail(f"'{path}': not valid JSON: {e}")
+    except Refused as e:
+        fail(f"'{path}': {e}")
 
 
-def check_bench(doc, path):
-    if not isinstance(doc, dict) or doc.get("schema") != "gpuwitness-bench/1":
-        fail(f"'{path}': not a gpuwitness bench result (schema must be \"gpuwitness-bench/1\")")
-    for key in ("environment", "method", "measurements"):
-        if key not in doc:
-            fail(f"'{path}': key '{key}' missing")
-    return doc
+# ---------------------------------------------------------------- the shape of a document
+# Each check below takes (value, where) and raises Refused("<where>: <rule>, not <value>"). The schemas
+# BENCH and PEER at the end walk everything the page uses, so the code that draws it can trust the shape.
+MISSING = object()  # a key the document does not have
+
+
+def is_number(v):
+    # abs(v) <= the largest float also refuses NaN, both infinities and integers too large for a float.
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) <= sys.float_info.max
+
+
+def is_text(v):
+    # "\ud800" is valid JSON, but a lone surrogate cannot be written in a UTF-8 page.
+    return isinstance(v, str) and not re.search("[\ud800-\udfff]", v)
+
+
+def what(v):
+    """A value as a message shows it: null, true, -1, NaN, Infinity, a short string as JSON writes them."""
+    if v is MISSING:
+        return "missing"
+    if v is None or isinstance(v, (bool, float)) or is_number(v) or (isinstance(v, str) and len(v) <= 40):
+        return json.dumps(v)
+    return {str: "a long string", list: "a list", dict: "an object"}.get(type(v), "a number too large for a float")
+
+
+def at(where, key):
+    return f"{where}.{key}" if where else key
+
+
+def kind(test, rule):
+    def check(v, where):
+        if not test(v):
+            raise Refused(f"{where}: {rule}, not {what(v)}")
+    return check
+
+
+TEXT = kind(is_text, "must be a string of Unicode text")
+FIGURE = kind(lambda v: is_number(v) and v >= 0, "must be a finite number >= 0")
+COUNT = kind(lambda v: is_number(v) and v >= 0 and isinstance(v, int), "must be a whole number >= 0")
+FLAG = kind(lambda v: isinstance(v, bool), "must be true or false")
+SCALAR = kind(lambda v: is_text(v) or is_number(v) or isinstance(v, bool),
+              "must be a string, a finite number, true or false")
+
+
+def exactly(value, meaning):
+    return kind(lambda v: v == value, f"must be {json.dumps(value)} ({meaning})")
+
+
+def obj(fields, required=(), name=None):
+    """An object whose fields (key: check) may each be absent or null unless required; name(value), the case
+    of a measurement, is added to where once the required fields are text."""
+    def check(v, where):
+        if not isinstance(v, dict):
+            raise Refused(f"{where or 'the document'}: must be an object, not {what(v)}")
+        if name and all(is_text(v.get(key)) for key in required):
+            where += f" ({name(v)})"
+        for key, check_field in fields.items():
+            value = v.get(key, MISSING)
+            if key in required or (value is not None and value is not MISSING):
+                check_field(value, at(where, key))
+    return check
+
+
+def list_of(item):
+    def check(v, where):
+        if not isinstance(v, list):
+            raise Refused(f"{where}: must be a list, not {what(v)}")
+        for i, x in enumerate(v):
+            item(x, f"{where}[{i}]")
+    return check
+
+
+TIMING_FIELDS = obj(dict.fromkeys(("min", "median", "max"), FIGURE) | {"reps": COUNT},
+                    required=("min", "median", "max", "reps"))
+
+
+def timing(v, where):
+    """{min, median, max, reps}, the times in that order."""
+    TIMING_FIELDS(v, where)
+    if not v["min"] <= v["median"] <= v["max"]:
+        raise Refused(f"{where}: must hold min <= median <= max, not {v['min']}, {v['median']}, {v['max']}")
+
+
+# environment keys the page lists, and what it calls them
+ENVIRONMENT = (("cuda_runtime_version", "CUDA runtime"), ("cuda_driver_version", "CUDA driver"),
+               ("cpu_model", "CPU"), ("cpu_threads", "CPU threads"),
+               ("cpu_reference_threads", "threads of the multithreaded references"),
+               ("gpuwitness_version", "gpuwitness"), ("git_commit", "commit"), ("build_type", "build type"),
+               ("c_compiler", "C compiler"), ("cuda_compiler", "CUDA compiler"),
+               ("cuda_architectures", "CUDA architectures"), ("hostname", "host"), ("timestamp_utc", "time (UTC)"))
+# docs/monitor.md, "JSON keys"
+MONITOR = obj(dict.fromkeys(("status", "reason", "activity"), TEXT) | dict.fromkeys(
+    ("period_ms", "window_ms", "sm_util_mean_pct", "mem_used_start_bytes", "mem_used_peak_bytes", "sm_clock_min_mhz",
+     "sm_clock_max_mhz", "power_peak_w", "devmem_high_water_bytes"), FIGURE) | dict.fromkeys(
+    ("samples", "sm_util_peak_pct", "mem_util_peak_pct", "temperature_peak_c", "driver_samples",
+     "driver_busy_samples", "devmem_allocations"), COUNT) | {"throttle_reasons": list_of(TEXT), "throttled": FLAG})
+# docs/benchmarks.md, "The JSON"
+MEASUREMENT = obj(
+    dict.fromkeys(("kernel", "case", "implementation", "label", "role", "work_unit", "gpu_status", "witness",
+                   "error"), TEXT) | dict.fromkeys(
+        ("work", "bytes_moved", "cpu_1t_work", "gpu_gbps", "roofline_percent", "speedup_kernel_vs_cpu_mt"), FIGURE) |
+    dict.fromkeys(("gpu_kernel_ms", "gpu_end_to_end_ms", "cpu_1t_ms", "cpu_mt_ms"), timing) |
+    {"cpu_mt_threads": COUNT, "validated": FLAG, "monitor": MONITOR},
+    required=("kernel", "case", "implementation"), name=lambda m: f"{m['kernel']} {m['case']}")
+BENCH = obj({
+    "schema": exactly("gpuwitness-bench/1", "a gpuwitness bench result"), "synthetic": TEXT, "result": TEXT,
+    "environment": obj({"gpu": obj(dict.fromkeys(("name", "compute_capability"), SCALAR) | dict.fromkeys(
+        ("sm_count", "memory_bytes", "l2_bytes"), FIGURE)), "gpu_skipped_reason": SCALAR} |
+        dict.fromkeys((key for key, _ in ENVIRONMENT), SCALAR)),
+    "method": obj(dict.fromkeys(("size", "seed", "reps", "reps_below_method_minimum", "cpu_reps", "statistic",
+                                 "l2_flush"), SCALAR) | {"monitor": obj({"reason": SCALAR})}),
+    "roofline": obj({"gbps": FIGURE, "implementation": SCALAR}),
+    "measurements": list_of(MEASUREMENT)}, required=("schema", "environment", "method", "measurements"))
+# bench/peers/peer_util.py, write_result
+PEER_CASE = obj({"case": TEXT, "rows": list_of(obj({"variant": TEXT, "time_ms": timing}))}, required=("case",))
+PEER = obj({"schema": exactly("gpuwitness-bench-peer/1", "a peer's timings, bench/peers/"), "peer": TEXT,
+            "kernel": TEXT, "cases": list_of(PEER_CASE)}, required=("schema", "peer", "kernel", "cases"))
 
 
 def median(stats):
@@ -140,8 +301,9 @@ class Charts:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         self.plt = plt
+        # text.parse_math off: a case named "$x^2$" is drawn as those five characters, never as mathtext.
         matplotlib.rcParams.update({"svg.fonttype": "none", "font.family": "sans-serif", "font.size": 9,
-                                    "axes.spines.top": False, "axes.spines.right": False})
+                                    "axes.spines.top": False, "axes.spines.right": False, "text.parse_math": False})
         self.matplotlib = matplotlib
 
     def svg(self, fig, name):
@@ -356,7 +518,7 @@ def kernel_section(charts, kernel, rows, roofline_gbps, peers, gpu):
             if key == "cpu_1t_ms" and m.get("cpu_1t_work"):
                 work = m["cpu_1t_work"]
             if t and work:
-                points.append((m.get("work"), work / (t * 1e-3)))
+                points.append((m.get("work"), work / t * 1e3))  # t * 1e-3 can round to 0 for a tiny t
         lines.append((label, colour, marker, points))
     unit = ours[0].get("work_unit", "work units") if ours else "work units"
     scaling_svg, n_points = charts.scaling(f"{kernel}-scaling", lines,
@@ -545,13 +707,7 @@ def environment_rows(doc):
     roofline = doc.get("roofline")
     rows.append(("copy roofline", f"{roofline.get('gbps'):.1f} GB/s ({roofline.get('implementation')})"
                  if roofline and roofline.get("gbps") else NOT_ON_GPU))
-    for key, label in (("cuda_runtime_version", "CUDA runtime"), ("cuda_driver_version", "CUDA driver"),
-                       ("cpu_model", "CPU"), ("cpu_threads", "CPU threads"),
-                       ("cpu_reference_threads", "threads of the multithreaded references"),
-                       ("gpuwitness_version", "gpuwitness"), ("git_commit", "commit"), ("build_type", "build type"),
-                       ("c_compiler", "C compiler"), ("cuda_compiler", "CUDA compiler"),
-                       ("cuda_architectures", "CUDA architectures"), ("hostname", "host"),
-                       ("timestamp_utc", "time (UTC)")):
+    for key, label in ENVIRONMENT:
         if key in env:
             rows.append((label, "-" if env[key] is None else str(env[key])))
     rows.append(("size, seed", f"{method.get('size')}, {method.get('seed')}"))
@@ -628,9 +784,9 @@ def utilisation_view(docs):
 
 def render(run_paths, baseline_path, peer_paths):
     from jinja2 import Environment
-    docs = [(p, check_bench(load_json(p, "bench result"), p)) for p in run_paths]
-    baseline = check_bench(load_json(baseline_path, "baseline"), baseline_path) if baseline_path else None
-    peers = [load_json(p, "peer result") for p in peer_paths]
+    docs = [(p, load(p, BENCH)) for p in run_paths]
+    baseline = load(baseline_path, BENCH) if baseline_path else None
+    peers = [load(p, PEER) for p in peer_paths]
     charts = Charts()
     measurements, seen = [], {}
     for path, doc in docs:
@@ -693,24 +849,44 @@ def render(run_paths, baseline_path, peer_paths):
     return page
 
 
-def write(path, text):
-    if path == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".gw-report-", suffix=".tmp", dir=directory)
+def output_problem(path):
+    """Why -o path cannot be the page (bad usage), or None: it must be a regular file or absent, in a directory
+    that exists (the project's staged outputs refuse any other target too, lib/io/include/gw_outfile.h)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        return not_regular(os.stat(path).st_mode)
+    except FileNotFoundError:
+        directory = os.path.dirname(path) or "."  # "new/" names the directory "new"
+        return None if os.path.isdir(directory) else f"no directory '{directory}' to write it in"
+    except OSError as e:
+        return e.strerror
+
+
+def write(path, text):
+    data = text.encode("utf-8")  # the page says charset utf-8, whatever the locale
+    if path == "-":
+        try:
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        except OSError as e:
+            # A reader that left (| head): say it once; stdout goes to /dev/null so Python's flush at exit is quiet.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            fail(f"standard output: cannot write the page: {e.strerror}")
+        return
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".gw-report-", suffix=".tmp", dir=os.path.dirname(path) or ".")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+    except OSError as e:
+        fail(f"'{path}': cannot write: {e.strerror}")
+    finally:
+        # Nothing staged is left behind, whatever stopped the write (an error, Ctrl-C).
+        if tmp and os.path.exists(tmp):
             os.unlink(tmp)
-        raise
 
 
 def main():
@@ -722,7 +898,13 @@ def main():
     parser.add_argument("-o", "--output", default="-", metavar="OUT.html", help="the page; - for stdout")
     parser.add_argument("--check-deps", action="store_true",
                         help="print the missing dependencies (module and Debian package), exit 1 if any")
+    parser.add_argument("--check", metavar="RUN.json",
+                        help="only check that RUN.json is a bench result a page can be made from (exit 0 or 1); "
+                        "gpuwitness bench checks its --baseline so before any work")
     args = parser.parse_args()
+    if args.check:
+        load(args.check, BENCH)
+        return 0
     missing = missing_dependencies()
     if args.check_deps:
         for module, package, why in missing:
@@ -730,6 +912,11 @@ def main():
         return 1 if missing else 0
     if not args.runs:
         parser.error("give at least one RUN.json")
+    if args.runs.count("-") > 1:
+        parser.error("RUN - (stdin) given more than once")
+    problem = output_problem(args.output) if args.output != "-" else None
+    if problem:
+        parser.error(f"-o '{args.output}': {problem}")
     if missing:
         fail("missing: " + ", ".join(f"{m} (Debian package {p}: {w})" for m, p, w in missing))
     write(args.output, render(args.runs, args.baseline, args.peer))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Packs the Debian build dependencies that a GPU machine without package access lacks (Criterion, cJSON,
-# libtiff) into one prefix folder: their headers, shared libraries with every library those need but the C
+# libtiff, cfitsio, zlib) into one prefix folder: their headers, shared libraries with every library those need but the C
 # library itself, and pkg-config files that point into the folder. ci/gpu.sh --prefix DIR uses it.
 # Run from the project root on a Debian machine that can install packages (missing -dev packages are
 # installed first).
@@ -11,7 +11,7 @@
 # test: the folder carries libraries such as libz that must not shadow the machine's own tools).
 set -euo pipefail
 dest=${1:-.gpu-deps}
-packages=(libcriterion-dev libcjson-dev libtiff-dev)
+packages=(libcriterion-dev libcjson-dev libtiff-dev libcfitsio-dev zlib1g-dev)
 
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -5,6 +5,7 @@
 #   PkgConfig::CJSON                         cJSON (libcjson-dev): ARC JSON, bench JSON, test fixtures
 #   PkgConfig::TIFF                          libtiff (libtiff-dev): 16-bit microscope stacks
 #   PkgConfig::CFITSIO                       cfitsio (libcfitsio-dev): DESI PSFs, images and frames (FITS)
+#   PkgConfig::ZLIB                          zlib (zlib1g-dev): gw_desi inflates GZIP tiles before cfitsio does
 #   OpenMP::OpenMP_C                         the references' threads, when the compiler has OpenMP
 #   Threads::Threads                         the ledger's recorder and the load tests
 #   PkgConfig::CRITERION                     Criterion (libcriterion-dev), tests only (cmake/gw_testing.cmake)
@@ -12,6 +13,7 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(CJSON REQUIRED IMPORTED_TARGET GLOBAL libcjson)
 pkg_check_modules(TIFF REQUIRED IMPORTED_TARGET GLOBAL libtiff-4)
 pkg_check_modules(CFITSIO REQUIRED IMPORTED_TARGET GLOBAL cfitsio)
+pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET GLOBAL zlib)
 find_package(OpenMP COMPONENTS C)
 find_package(Threads REQUIRED)
 

@@ -78,6 +78,7 @@ __global__ void __launch_bounds__(OUTPUT_THREADS)
             const double *spot = spots + (size_t)bin_entry(&p, &d, k) * spot_pixels;
 
             double chi2_sum = 0.0, weight_sum = 0.0, masked = 0.0;
+            bool seen = false; /* a pixel of the spot with weight: without one the bin has no information */
             for (int iy = 0; iy < ny; iy++) {
                 const int py = s_yc[k] + iy;
                 for (int ix = 0; ix < nx; ix++) {
@@ -85,6 +86,7 @@ __global__ void __launch_bounds__(OUTPUT_THREADS)
                     const size_t pix = (size_t)py * (size_t)p.npix_x + (size_t)px;
                     const double a = spot[iy * nx + ix], iv = in.ivar[pix];
                     if (iv == 0.0) masked += a;
+                    seen = seen || (iv > 0.0 && a != 0.0);
                     if (ok) {
                         const double mod = model[(py - d.ymin) * box_x + (px - d.xmin)];
                         const double err = p.psferr * mod + 1e-32;
@@ -105,7 +107,8 @@ __global__ void __launch_bounds__(OUTPUT_THREADS)
                 const double *xb = s_xflux + (d.core_first + c) * m;
                 const double s_row = s_rowsum[c * m + row];
                 for (int j = 0; j < m; j++) flux += q_block[row * m + j] / s_row * xb[j];
-                ivar = s_row * s_row;
+                /* s^2 of a bin no unmasked pixel sees is the regularisation's alone: not a measurement */
+                ivar = seen ? s_row * s_row : 0.0;
             }
             out.flux[at] = flux;
             out.ivar[at] = ivar;

@@ -54,10 +54,9 @@
  * more m x m scratch blocks per (patch, block) in the workspace, for the one architecture that lacks the
  * shared memory.
  *
- * Resources (nvcc 13.0 -O3 -lineinfo -Xptxas -v, sm_90; no stack frame and no spills, also on sm_75):
- *   validate 32 registers; K1 42 registers, 9,776 B static shared; K3 64, 24,672 B; K4 40, 25,776 B;
- *   K5 80, 32,768 B; K6 56, 4,048 B static + 16 m^2 B dynamic (87,616 B at m = 74); K7 78, 40,960 B.
- *   (K6 computes cos with rsqrt: 1/sqrt's slow path cost 48 B of spills.)
+ * Resources per kernel (registers, stack frame, spills, static shared memory, blocks per SM on sm_90): the
+ * table in docs/ex2d_patch.md, "The GPU kernels", which comes from ptxas -v of the build and is checked by the
+ * test doc_resource_figures. (K6 computes cos with rsqrt: 1/sqrt's slow path cost 48 B of spills.)
  */
 #include "ex2d_patch.h"
 

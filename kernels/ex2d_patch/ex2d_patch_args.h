@@ -120,7 +120,7 @@ static inline const char *ex2d_patch_status_str(int status)
 {
     switch (status) {
     case EX2D_PATCH_OK: return "ok";
-    case EX2D_PATCH_NOT_POSDEF: return "not positive definite: a Cholesky pivot was <= 0 or not finite (retry with regularize = 1e-4)";
+    case EX2D_PATCH_NOT_POSDEF: return "not positive definite: a Cholesky pivot was <= 0 or not finite";
     case EX2D_PATCH_NOT_CONVERGED: return "Jacobi not converged within jacobi_max_sweeps";
     case EX2D_PATCH_NOT_RUN: return "not run: the validation pass rejected the range";
     }

@@ -52,11 +52,11 @@
  * (n, tile row, tile column) in 64 bits, so y and x are limited only by their int fields. No allocation, no
  * synchronisation, no global state (the tap tables are compile-time __constant__ data).
  *
- * Resources (nvcc 13.0 -O3, sm_90; no spills on sm_75 .. sm_90):
- *   fast kernel        128 registers (__launch_bounds__(128, 4): 16 warps per SM), 56 B static shared;
- *                      the inner loop is ~335 instructions per slice and strip (16 pixels per lane);
- *   fast focus kernel  140 registers (__launch_bounds__(128, 3)), 56 B static shared;
- *   general kernel     252 registers (one 256-thread block per SM), 36,912 B static shared.
+ * Resources per kernel (registers, stack frame, spills, static shared memory, blocks per SM on sm_90): the
+ * table in docs/focus_stack.md, "How the kernel works", which comes from ptxas -v of the build and is checked
+ * by the test doc_resource_figures. __launch_bounds__(128, 4) and (128, 3) cap the fast kernels' registers
+ * (FAST_BLOCKS_PER_SM below); the fast kernel's inner loop is ~335 instructions per slice and strip (16
+ * pixels per lane).
  */
 #include "focus_stack.h"
 

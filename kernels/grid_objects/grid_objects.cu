@@ -21,7 +21,11 @@
  *   6. roots, in row-major order, get their record's index from a block-wide scan (cub::BlockScan), and the
  *      records move there in chunks of one thread per cell (a record only moves down, so reading a chunk
  *      before writing it is enough when the sums live in the output itself).
- * 16-bit atomicCAS needs sm_70 or newer.
+ * 16-bit atomicCAS needs sm_70 or newer, and is not a 16-bit access: the SASS clears bit 1 of the address,
+ * loads the 4-byte word, splices the new half in and does a 32-bit CAS on the word (CCCL's atomic_ref on
+ * 8- and 16-bit types does the same; memcheck reports a word past an allocation's end, NVIDIA/cccl issue
+ * 6430). Hence the contract's padding (grid_objects.h, "Padding"): labels and objects start 4-byte aligned
+ * and end on a 4-byte boundary, and so do the shared arrays below.
  *
  * Safety. Every access stays inside its grid's own cells, labels and records; the labelling re-checks each
  * grid's metadata, so metadata flagged GRID_OBJECTS_PREVALIDATED that is wrong cannot make it touch memory
@@ -334,8 +338,9 @@ __global__ void __launch_bounds__(LABEL_THREADS, LABEL_BLOCKS_PER_SM)
                               const grid_objects_status_record *__restrict__ status, gw_witness *witness)
 {
     __shared__ uint8_t s_colour[GRID_OBJECTS_STAGE_CELLS];
-    __shared__ uint16_t s_label[GRID_OBJECTS_STAGE_CELLS];
-    __shared__ grid_objects_object s_acc[GRID_OBJECTS_STAGE_CELLS];
+    /* 4-byte aligned (and a multiple of 4 bytes long): a 16-bit atomic's 4-byte word stays in its array */
+    __shared__ __align__(4) uint16_t s_label[GRID_OBJECTS_STAGE_CELLS];
+    __shared__ __align__(4) grid_objects_object s_acc[GRID_OBJECTS_STAGE_CELLS];
     __shared__ unsigned s_count[COLOURS], s_first[COLOURS];
     __shared__ int s_bg;
     __shared__ root_scan::TempStorage scan_storage;
@@ -398,15 +403,17 @@ extern "C" cudaError_t grid_objects_launch(const grid_objects_params *p, const u
     if (p->bg_tie != GRID_OBJECTS_TIE_ARC_DSL && p->bg_tie != GRID_OBJECTS_TIE_SMALLEST) return cudaErrorInvalidValue;
     if (p->flags & ~GRID_OBJECTS_PREVALIDATED) return cudaErrorInvalidValue;
 
-    /* Aliasing, on address ranges only (no device reads): every output against every other array. */
-    if (n > UINT64_MAX / 8u || p->buf_bytes > UINT64_MAX / sizeof(grid_objects_object)) return cudaErrorInvalidValue;
-    const uint64_t buf = p->buf_bytes;
+    /* Aliasing, on address ranges only (no device reads): every output against every other array, labels and
+     * objects over the padded entries the atomics may touch. */
+    if (n > UINT64_MAX / 8u || p->buf_bytes > UINT64_MAX / sizeof(grid_objects_object) - 1u)
+        return cudaErrorInvalidValue;
+    const uint64_t buf = p->buf_bytes, out = grid_objects_out_entries(buf);
     const struct {
         const void *ptr;
         uint64_t bytes;
         bool is_output;
-    } arrays[] = {{d_labels, 2u * buf, true},
-                  {d_objects, sizeof(grid_objects_object) * buf, true},
+    } arrays[] = {{d_labels, 2u * out, true},
+                  {d_objects, sizeof(grid_objects_object) * out, true},
                   {d_n_objects, 4u * n, true},
                   {d_bg, 2u * n, true},
                   {d_status, sizeof *d_status, true},
@@ -421,6 +428,9 @@ extern "C" cudaError_t grid_objects_launch(const grid_objects_params *p, const u
             if ((arrays[a].is_output || arrays[b].is_output) &&
                 ranges_overlap(arrays[a].ptr, arrays[a].bytes, arrays[b].ptr, arrays[b].bytes))
                 return cudaErrorInvalidValue;
+    /* The padding the 16-bit atomics need. The allocations are out of sight: out_entries is the caller's word
+     * for their size, and a caller that never set it (0) is refused rather than overrun. */
+    if (p->out_entries < out || ((uintptr_t)d_labels | (uintptr_t)d_objects) % 4u) return cudaErrorInvalidValue;
 
     /* An error already pending belongs to an earlier call: return it untouched, before enqueuing anything,
      * so that it is never taken for this launch's and no launch is left half-done. */
@@ -430,7 +440,7 @@ extern "C" cudaError_t grid_objects_launch(const grid_objects_params *p, const u
     err = cudaGetDevice(&device);
     if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     /* Blocks take grids in a fixed stride, so a block that is not resident from the start leaves a tail:
-     * launch exactly as many as fit (3 per SM on sm_75, ~11 on sm_90, by the 20 KB of shared memory). */
+     * launch exactly as many as fit (docs/grid_objects.md, "Resources", has the figure for sm_90). */
     if (err == cudaSuccess)
         err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, grid_objects_label_kernel, LABEL_THREADS, 0);
     if (err != cudaSuccess) return err;

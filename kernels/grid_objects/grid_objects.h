@@ -23,15 +23,21 @@
  *                              "no object" of grids up to 32768 cells; uint16 because 255 x 255 grids have
  *                              indices up to 65024.
  *     objects[offset[k] + j]  (grid_objects_object) for j < n_objects[k]: grid k's objects in order of first
- *                              cell. Sizing: the table holds buf_bytes records, the upper bound from the
- *                              cell counts (a grid has at most one object per cell), so every size is known
+ *                              cell. Sizing: a record per byte of in (padded below), the upper bound from
+ *                              the cell counts (a grid has at most one object per cell), so every size is known
  *                              before the call and one pass writes everything: no count-then-fill second
  *                              launch, no scan, no scratch. Records of grid k from n_objects[k] to its cell
  *                              count are unspecified (grids above GRID_OBJECTS_STAGE_CELLS cells use them as
  *                              scratch); to pack the table, scan n_objects (cub::DeviceScan) and gather.
  *     n_objects[k], bg[k]     per grid: the object count, and the bg colour used (-1 without without_bg).
- *   Offsets need no alignment, order or contiguity; labels and objects outside all grids are never written.
+ *   Offsets need no alignment, order or contiguity; labels and objects outside all grids are never changed.
  *   No output array may overlap any other array.
+ *   Padding: labels and objects each hold p->out_entries >= grid_objects_out_entries(buf_bytes) entries
+ *   (buf_bytes rounded up to even) and start 4-byte aligned (cudaMalloc's are). The labelling's 16-bit
+ *   atomics compile (nvcc 13.0, sm_90) to a 32-bit compare-and-swap on the aligned 4-byte word holding the
+ *   entry, so with an odd buf_bytes the word of the last entry reaches 2 bytes past it. Such a CAS writes the
+ *   other half of its word back as it found it: labels and records outside the grids, the pad included, may
+ *   be read but are never changed.
  *
  * Stream and determinism. grid_objects_launch only enqueues work on `stream`, which must belong to the
  *   current device (a status reset, a validation pass unless GRID_OBJECTS_PREVALIDATED, the labelling); it
@@ -40,7 +46,8 @@
  * Tolerance: exact (labels of every cell, n_objects, bg, and the first n_objects[k] records of every grid).
  *
  * Errors. Arguments the host can see (NULL pointers, batch_variant out of 0..7, an unknown bg_tie or flag,
- *   overlapping arrays) return cudaErrorInvalidValue and enqueue nothing; grid_objects_validate
+ *   overlapping arrays, out_entries too small, labels or objects not 4-byte aligned) return
+ *   cudaErrorInvalidValue and enqueue nothing; grid_objects_validate
  *   (reference/grid_objects/grid_objects_ref.h) says which rule. Metadata errors are found on the device with
  *   grid_d4's rules and record (lowest offending grid index; per-grid rules before overlap; overlap checked
  *   between consecutive entries with offset[k] <= offset[k+1]) and then nothing is written. A CUDA error
@@ -52,8 +59,9 @@
  * Example (tests/grid_objects/test_grid_objects_example.c compiles and runs it; variant 3, o_g(g, 3): diagonal, without bg, several colours):
  * example-begin
  *     // host: in = {0,1,0, 1,1,0, 0,0,2}, height = 3, width = 3, offset = 0; copied to d_in, d_height, ...
- *     grid_objects_params p = {.n_grids = 1, .buf_bytes = 9, .batch_variant = 3,
- *                              .bg_tie = GRID_OBJECTS_TIE_ARC_DSL, .flags = 0};
+ *     // d_labels and d_objects hold grid_objects_out_entries(9) = 10 entries each
+ *     grid_objects_params p = {.n_grids = 1, .buf_bytes = 9, .out_entries = grid_objects_out_entries(9),
+ *                              .batch_variant = 3, .bg_tie = GRID_OBJECTS_TIE_ARC_DSL, .flags = 0};
  *     cudaError_t err = grid_objects_launch(&p, d_in, d_offset, d_height, d_width, NULL, d_labels,
  *                                           d_objects, d_n_objects, d_bg, d_status, NULL, stream);
  *     // after cudaStreamSynchronize(stream): bg = 0, n_objects = 1 (1s and the 2 touch diagonally),
@@ -104,17 +112,27 @@ typedef enum grid_objects_status {
     GRID_OBJECTS_ERR_BOUNDS = 6,    /* a grid past buf_bytes */
     GRID_OBJECTS_ERR_OVERLAP = 7,   /* two grids share bytes */
     GRID_OBJECTS_ERR_BG_TIE = 8,    /* bg_tie is not a grid_objects_bg_tie; checked with batch_variant */
-    GRID_OBJECTS_ERR_FLAGS = 9      /* flags holds a bit other than GRID_OBJECTS_PREVALIDATED */
+    GRID_OBJECTS_ERR_FLAGS = 9,     /* flags holds a bit other than GRID_OBJECTS_PREVALIDATED */
+    GRID_OBJECTS_ERR_PADDING = 10   /* out_entries too small, or labels or objects not 4-byte aligned */
 } grid_objects_status;
 
 /* One call's batch. */
 typedef struct grid_objects_params {
-    size_t n_grids;     /* 0 enqueues nothing and returns success */
-    uint64_t buf_bytes; /* bytes of in; labels and objects hold buf_bytes entries each */
-    int batch_variant;  /* variant of every grid when variants is NULL */
-    int bg_tie;         /* a grid_objects_bg_tie */
-    uint32_t flags;     /* 0 or GRID_OBJECTS_PREVALIDATED */
+    size_t n_grids;       /* 0 enqueues nothing and returns success */
+    uint64_t buf_bytes;   /* bytes of in */
+    uint64_t out_entries; /* entries labels and objects each hold: at least grid_objects_out_entries(buf_bytes) */
+    int batch_variant;    /* variant of every grid when variants is NULL */
+    int bg_tie;           /* a grid_objects_bg_tie */
+    uint32_t flags;       /* 0 or GRID_OBJECTS_PREVALIDATED */
 } grid_objects_params;
+
+/* The entries labels and objects must each hold for buf_bytes cells: buf_bytes rounded up to even, so that
+ * with 4-byte aligned arrays every 4-byte word a 16-bit atomic touches lies inside them (Layout, above).
+ * Saturates at UINT64_MAX, which no array holds. */
+static inline uint64_t grid_objects_out_entries(uint64_t buf_bytes)
+{
+    return buf_bytes < UINT64_MAX ? (buf_bytes + 1u) & ~(uint64_t)1u : UINT64_MAX;
+}
 
 /* One object. 14 bytes, 2-byte aligned. */
 typedef struct grid_objects_object {
@@ -160,6 +178,7 @@ static inline const char *grid_objects_status_str(grid_objects_status s)
     case GRID_OBJECTS_ERR_OVERLAP: return "grids overlap: the byte ranges of two grids intersect";
     case GRID_OBJECTS_ERR_BG_TIE: return "unknown bg_tie: must be GRID_OBJECTS_TIE_ARC_DSL (0) or GRID_OBJECTS_TIE_SMALLEST (1)";
     case GRID_OBJECTS_ERR_FLAGS: return "unknown flags: only GRID_OBJECTS_PREVALIDATED (1) may be set";
+    case GRID_OBJECTS_ERR_PADDING: return "outputs unpadded: out_entries must be at least grid_objects_out_entries(buf_bytes) (buf_bytes rounded up to even) and labels and objects 4-byte aligned, as the 16-bit atomics work on whole 4-byte words";
     }
     return "unknown grid_objects status";
 }

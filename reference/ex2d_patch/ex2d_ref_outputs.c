@@ -7,7 +7,9 @@
  *   model_p = sum_k A_pk xflux_k (k upwards),  totivar_p = 1/((psferr model_p + 1e-32)^2 + 1/ivar_p) if ivar_p > 0
  *   else 0,  chi_p = (img_p - model_p) sqrt(totivar_p),
  *   chi2pix_k = sum_p A_pk chi_p^2 / sum_p A_pk [totivar_p > 0] (0 if that is 0),
- *   pixmask_fraction_k = sum_p A_pk [ivar_p == 0]    for the core bins, over k's footprint in raster order.
+ *   pixmask_fraction_k = sum_p A_pk [ivar_p == 0]    for the core bins, over k's footprint in raster order;
+ *   ivar_i = 0 for a bin whose footprint has no pixel with A_pk != 0 and ivar_p > 0 (its s_i^2 would be the
+ *   regularisation's alone, not a measurement).
  * Each patch writes only its core into the frame arrays. A failed patch writes zeros for flux, ivar, Rdiags and
  * chi2pix (DESI retries it), pixmask_fraction as usual, and leaves its model slot alone.
  */
@@ -34,13 +36,15 @@ static void write_model(const ex2d_params *p, const ex2d_inputs *in, const doubl
     }
 }
 
-/* chi2pix and pixmask_fraction of table entry e (the model slot must hold the patch model unless skip_chi). */
-static void pixel_sums(const ex2d_params *p, const ex2d_inputs *in, const double *spots, const ex2d_patch_desc *d,
-                       const ex2d_slot *s, int64_t e, int skip_chi, double *chi2pix, double *pixmask)
+/* chi2pix and pixmask_fraction of table entry e (the model slot must hold the patch model unless skip_chi);
+ * returns 1 when a pixel of e's spot has weight (A != 0, ivar > 0). */
+static int pixel_sums(const ex2d_params *p, const ex2d_inputs *in, const double *spots, const ex2d_patch_desc *d,
+                      const ex2d_slot *s, int64_t e, int skip_chi, double *chi2pix, double *pixmask)
 {
     const int nx = 2 * p->hsizex + 1, ny = 2 * p->hsizey + 1, box_x = d->xmax - d->xmin;
     const double *spot = spots + (size_t)e * nx * ny;
     double chi_num = 0.0, chi_den = 0.0, masked = 0.0;
+    int seen = 0;
     for (int iy = 0; iy < ny; iy++) {
         const int y = in->psf_yc[e] + iy;
         for (int ix = 0; ix < nx; ix++) {
@@ -48,6 +52,7 @@ static void pixel_sums(const ex2d_params *p, const ex2d_inputs *in, const double
             const double a = spot[iy * nx + ix];
             const double ivar = in->ivar[(size_t)y * p->npix_x + x];
             if (ivar == 0.0) masked += a;
+            seen |= ivar > 0.0 && a != 0.0;
             if (skip_chi) continue;
             const double model = s->model[(size_t)(y - d->ymin) * box_x + (x - d->xmin)];
             const double err = p->psferr * model + 1e-32;
@@ -59,6 +64,7 @@ static void pixel_sums(const ex2d_params *p, const ex2d_inputs *in, const double
     }
     *pixmask = masked;
     *chi2pix = (skip_chi || chi_den == 0.0) ? 0.0 : chi_num / chi_den;
+    return seen;
 }
 
 void ex2d_ref_patch_outputs(const ex2d_params *p, const ex2d_inputs *in, const double *spots,
@@ -86,15 +92,15 @@ void ex2d_ref_patch_outputs(const ex2d_params *p, const ex2d_inputs *in, const d
                 for (int i = 0; i < m; i++) flux += (q[jp * m + i] / rowsum[jp]) * xf[i];
                 ivar = rowsum[jp] * rowsum[jp];
             }
+            const int seen = pixel_sums(p, in, spots, d, s, ex2d_ref_entry(p, d, sp * m + jp), !ok, &out->chi2pix[o],
+                                        &out->pixmask_fraction[o]);
             out->flux[o] = flux;
-            out->ivar[o] = ivar;
+            out->ivar[o] = seen ? ivar : 0.0;
             for (int dd = 0; dd < ndiags; dd++) {
                 const int row = jp - ndiag + dd;
                 const double r = (ok && row >= 0 && row < m) ? q[row * m + jp] / rowsum[row] : 0.0;
                 out->rdiags[((size_t)out_s * ndiags + dd) * p->nwave_out + d->out_wave_first + j] = r;
             }
-            pixel_sums(p, in, spots, d, s, ex2d_ref_entry(p, d, sp * m + jp), !ok, &out->chi2pix[o],
-                       &out->pixmask_fraction[o]);
         }
     }
 }

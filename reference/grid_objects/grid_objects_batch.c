@@ -14,7 +14,8 @@
 
 grid_objects_params grid_objects_batch_params(const grid_d4_batch *b, int bg_tie)
 {
-    const grid_objects_params p = {.n_grids = b->n, .buf_bytes = b->buf_bytes, .batch_variant = b->batch_op,
+    const grid_objects_params p = {.n_grids = b->n, .buf_bytes = b->buf_bytes,
+                                   .out_entries = grid_objects_out_entries(b->buf_bytes), .batch_variant = b->batch_op,
                                    .bg_tie = bg_tie, .flags = b->flags};
     return p;
 }
@@ -23,11 +24,13 @@ int grid_objects_result_init(grid_objects_result *res, size_t n, uint64_t buf_by
 {
     memset(res, 0, sizeof *res);
     /* +1 each: an empty batch still gets distinct, non-NULL arrays */
-    if (buf_bytes >= SIZE_MAX / sizeof *res->objects || n >= SIZE_MAX / sizeof *res->n_objects) return -1;
+    const uint64_t out = grid_objects_out_entries(buf_bytes);
+    if (out >= SIZE_MAX / sizeof *res->objects || n >= SIZE_MAX / sizeof *res->n_objects) return -1;
     res->n = n;
     res->buf_bytes = buf_bytes;
-    res->labels = malloc(((size_t)buf_bytes + 1) * sizeof *res->labels);
-    res->objects = malloc(((size_t)buf_bytes + 1) * sizeof *res->objects);
+    res->out_entries = out;
+    res->labels = malloc(((size_t)out + 1) * sizeof *res->labels);
+    res->objects = malloc(((size_t)out + 1) * sizeof *res->objects);
     res->n_objects = malloc((n + 1) * sizeof *res->n_objects);
     res->bg = malloc((n + 1) * sizeof *res->bg);
     if (!res->labels || !res->objects || !res->n_objects || !res->bg) {
@@ -52,8 +55,8 @@ static int16_t bg_poison(uint8_t p) { return (int16_t)(0x7F00 | p); }
 
 void grid_objects_result_poison(grid_objects_result *res, uint8_t p)
 {
-    for (uint64_t i = 0; i < res->buf_bytes; i++) res->labels[i] = label_poison(p);
-    memset(res->objects, p, (size_t)res->buf_bytes * sizeof *res->objects);
+    for (uint64_t i = 0; i < res->out_entries; i++) res->labels[i] = label_poison(p);
+    memset(res->objects, p, (size_t)res->out_entries * sizeof *res->objects);
     for (size_t k = 0; k < res->n; k++) res->n_objects[k] = count_poison(p), res->bg[k] = bg_poison(p);
     res->poison = p;
 }
@@ -145,15 +148,15 @@ size_t grid_objects_result_compare(const grid_objects_result *got, const grid_ob
                         x->right);
         }
     }
-    /* Labels and records outside all grids were never to be written. */
-    uint8_t *inside = calloc((size_t)b->buf_bytes + 1, 1);
+    /* Labels and records outside all grids, the pad included, were never to be changed. */
+    uint8_t *inside = calloc((size_t)got->out_entries + 1, 1);
     if (!inside) {
         problem(&pr, "out of memory checking the labels outside the grids");
         return (size_t)-1;
     }
     for (size_t k = 0; k < b->n; k++) memset(inside + b->offset[k], 1, (size_t)grid_d4_batch_cells_of(b, k));
     const uint16_t lp = label_poison(got->poison);
-    for (uint64_t i = 0; i < b->buf_bytes; i++) {
+    for (uint64_t i = 0; i < got->out_entries; i++) {
         if (inside[i]) continue;
         if (got->labels[i] != lp)
             problem(&pr, "label %" PRIu64 " lies outside every grid but holds %u, not the poison %u", i, got->labels[i],

@@ -17,10 +17,12 @@
 extern "C" {
 #endif
 
-/* Everything one call writes: labels and objects (buf_bytes entries each), n_objects and bg (n each). */
+/* Everything one call writes: labels and objects (out_entries = grid_objects_out_entries(buf_bytes) entries
+ * each, the padded size of grid_objects.h), n_objects and bg (n each). */
 typedef struct grid_objects_result {
     size_t n;
     uint64_t buf_bytes;
+    uint64_t out_entries;
     uint16_t *labels;
     grid_objects_object *objects;
     uint32_t *n_objects;
@@ -28,16 +30,17 @@ typedef struct grid_objects_result {
     uint8_t poison; /* what the result was last poisoned with (grid_objects_result_poison), 0 when never */
 } grid_objects_result;
 
-/* The params of a call on b: batch_variant = b->batch_op, the variants array is b->ops (may be NULL). */
+/* The params of a call on b: batch_variant = b->batch_op, the variants array is b->ops (may be NULL),
+ * out_entries = grid_objects_out_entries(b->buf_bytes), the size of a grid_objects_result's arrays. */
 grid_objects_params grid_objects_batch_params(const grid_d4_batch *b, int bg_tie);
 
 /* A result sized for n grids over buf_bytes cells; contents undefined until poisoned. */
 int grid_objects_result_init(grid_objects_result *res, size_t n, uint64_t buf_bytes);
 void grid_objects_result_free(grid_objects_result *res);
 
-/* Poison p (1..254) gives every entry a value no call can write: labels 0xFE00 | p (above the largest
- * label 65024, and not GRID_OBJECTS_NO_OBJECT), n_objects 0xFFFFFF00 | p, bg 0x7F00 | p, and every byte of
- * every object record p. Two different p give two different poisons (the stale-output guard needs that). */
+/* Poison p (1..254) gives every entry, the pad included, a value no call can write: labels 0xFE00 | p (above
+ * the largest label 65024, and not GRID_OBJECTS_NO_OBJECT), n_objects 0xFFFFFF00 | p, bg 0x7F00 | p, and
+ * every byte of every object record p. Two different p give two different poisons (the stale-output guard needs that). */
 void grid_objects_result_poison(grid_objects_result *res, uint8_t p);
 
 /* How many entries of got still hold its poison where a call must have written: the labels of every
@@ -48,8 +51,8 @@ void grid_objects_result_poison(grid_objects_result *res, uint8_t p);
 size_t grid_objects_result_poisoned(const grid_objects_result *got, const grid_d4_batch *b);
 
 /* Compares got with want, two results of b: per grid (lowest k first) bg, n_objects, the labels of its
- * cells, its first n_objects[k] records; then every label and every record outside all grids must still hold
- * got's poison.
+ * cells, its first n_objects[k] records; then every label and every record outside all grids, the pad
+ * included, must still hold got's poison.
  * Returns the number of problems (0: identical) and describes the first in msg ("grid 3 (variant 5, 4x7):
  * label of cell 12 (row 1, column 5) is 7, want 12"). */
 size_t grid_objects_result_compare(const grid_objects_result *got, const grid_objects_result *want,

@@ -70,15 +70,16 @@ grid_objects_status grid_objects_validate(const grid_objects_params *p, const ui
     if (p->flags & ~GRID_OBJECTS_PREVALIDATED) return GRID_OBJECTS_ERR_FLAGS;
 
     /* Aliasing, on addresses only. Inputs may share memory (they are only read); every output array must be
-     * disjoint from every input and from the other outputs. */
+     * disjoint from every input and from the other outputs. labels and objects count with their padding. */
+    const uint64_t out = grid_objects_out_entries(p->buf_bytes);
     const byte_range inputs[] = {
         range_of(in, p->buf_bytes, 1),         range_of(offset, n, sizeof *offset),
         range_of(height, n, sizeof *height),   range_of(width, n, sizeof *width),
         range_of(variants, variants ? n : 0, 1),
     };
     const byte_range outputs[] = {
-        range_of(labels, p->buf_bytes, sizeof *labels),
-        range_of(objects, p->buf_bytes, sizeof *objects),
+        range_of(labels, out, sizeof *labels),
+        range_of(objects, out, sizeof *objects),
         range_of(n_objects, n, sizeof *n_objects),
         range_of(bg, n, sizeof *bg),
     };
@@ -89,6 +90,8 @@ grid_objects_status grid_objects_validate(const grid_objects_params *p, const ui
         for (size_t o2 = o + 1; o2 < n_out; o2++)
             if (ranges_intersect(outputs[o], outputs[o2])) return GRID_OBJECTS_ERR_ALIAS;
     }
+    /* The launcher's padding rule, kept here too so that one validator speaks for both. */
+    if (p->out_entries < out || ((uintptr_t)labels | (uintptr_t)objects) % 4u) return GRID_OBJECTS_ERR_PADDING;
 
     /* The per-grid rules and the full overlap check are grid_d4's (variants as ops). Its own NULL, op and
      * alias checks see a subset of the above (labels' first buf_bytes bytes as out, bg and the first half of

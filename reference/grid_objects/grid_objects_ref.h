@@ -23,9 +23,10 @@ extern "C" {
 
 /* Checks host copies of the batch description, in the order of the table in docs/grid_objects.md, "Bad
  * input": NULL pointers, batch_variant (when variants is NULL), bg_tie, flags, aliasing (pointer ranges
- * only), then per grid k (lowest k first, rules in order): variants[k], empty, too large, bounds; then overlap
- * between any two grids (full check, grid_d4_validate's: sorts, may allocate). *bad_index (may be NULL) gets
- * the index, 0 when the error is not about one grid. The outputs are only compared as addresses. */
+ * only), padding (out_entries, the alignment of labels and objects), then per grid k (lowest k first, rules
+ * in order): variants[k], empty, too large, bounds; then overlap between any two grids (full check,
+ * grid_d4_validate's: sorts, may allocate). *bad_index (may be NULL) gets the index, 0 when the error is not
+ * about one grid. The outputs are only compared as addresses. */
 grid_objects_status grid_objects_validate(const grid_objects_params *p, const uint8_t *in, const uint64_t *offset,
                                           const uint16_t *height, const uint16_t *width, const uint8_t *variants,
                                           const uint16_t *labels, const grid_objects_object *objects,

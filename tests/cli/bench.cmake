@@ -59,18 +59,18 @@ foreach(case
     ARGS bench --json out.json ${args})
 endforeach()
 gw_cli_test(NAME bench_usage_html_unwritable RC 2 WORKDIR FILES none LABELS host bench
-  STDERR "--html: missing/r.html: cannot create" ARGS bench --size smoke --html missing/r.html)
+  STDERR "--html 'missing/r.html': directory 'missing' does not exist" ARGS bench --size smoke --html missing/r.html)
 gw_cli_test(NAME bench_usage_baseline_without_html RC 2 WORKDIR FILES none LABELS host bench
   STDERR "--baseline: compares in the HTML report: it needs --html FILE"
   ARGS bench --size smoke --baseline ${PROJECT_SOURCE_DIR}/tests/report/bench-cpu-smoke.json)
-gw_cli_test(NAME bench_usage_baseline_missing RC 2 WORKDIR FILES none LABELS host bench
-  STDERR "--baseline 'old.json': cannot read it" ARGS bench --size smoke --html r.html --baseline old.json)
+gw_cli_test(NAME bench_usage_baseline_missing RC 1 WORKDIR FILES none LABELS host bench
+  STDERR "--baseline: old.json: cannot open: No such file or directory; nothing run, nothing written" ARGS bench --size smoke --html r.html --baseline old.json)
 gw_cli_test(NAME bench_usage_json_unwritable RC 2 WORKDIR FILES none LABELS host bench
-  STDERR "--json: missing/out.json: cannot create" ARGS bench --size smoke --json missing/out.json)
+  STDERR "--json 'missing/out.json': directory 'missing' does not exist" ARGS bench --size smoke --json missing/out.json)
 gw_cli_test(NAME bench_usage_trace_gw_device_cpu RC 2 WORKDIR FILES none ENV GW_DEVICE=cpu LABELS host bench
   STDERR "--trace with GW_DEVICE cpu: a trace records GPU activity" ARGS bench --size smoke --trace t.json)
 gw_cli_test(NAME bench_usage_trace_unwritable RC 2 WORKDIR FILES none LABELS host bench
-  STDERR "--trace: missing/t.json: cannot create" ARGS bench --size smoke --trace missing/t.json)
+  STDERR "--trace 'missing/t.json': directory 'missing' does not exist" ARGS bench --size smoke --trace missing/t.json)
 gw_cli_test(NAME bench_usage_dump_not_a_directory RC 2 WORKDIR COPY ${PROJECT_SOURCE_DIR}/tests/grid_d4/d4_2x3.json FILES d4_2x3.json
   LABELS host bench STDERR "--dump-inputs 'd4_2x3.json': exists and is not a directory"
   ARGS bench --size smoke --dump-inputs d4_2x3.json)

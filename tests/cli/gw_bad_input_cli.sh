@@ -171,8 +171,8 @@ row "--out-dir and -o together" 2 "give exactly one of --out-dir DIR and -o FILE
 row "--out-dir without a value" 2 "option '--out-dir' needs a value" run grid-d4 --op rot90 a.json --out-dir
 row "--out-dir is a file" 2 "--out-dir 'a.json': not an existing directory" \
   run grid-d4 --op rot90 --device cpu --out-dir a.json a.json
-row "-o is a directory" 2 "output 'd' exists and is not a regular file" run grid-d4 --op rot90 --device cpu -o d a.json
-row "two inputs, one output name" 2 "'a.json' and './a.json' would both be written to 'd/a.json'" \
+row "-o is a directory" 2 "-o 'd': exists and is not a regular file (a directory)" run grid-d4 --op rot90 --device cpu -o d a.json
+row "two inputs, one output name" 2 "output 'd/a.json' (of 'a.json') and output 'd/a.json' (of './a.json') are the same file" \
   run grid-d4 --op rot90 --device cpu --out-dir d a.json ./a.json
 row "--device cuda:abc" 2 "--device 'cuda:abc': the device ordinal" run grid-d4 --op rot90 --device cuda:abc -o out.json a.json
 row_env GW_DEVICE=gpu0 "GW_DEVICE gpu0" 2 "GW_DEVICE 'gpu0': must be one of cuda, cuda:N, cpu, auto" \

@@ -128,6 +128,48 @@ static void psf_trace(fitsfile *f, const desi_psf_opts *o, const char *name, int
     fits_write_img(f, TDOUBLE, 1, (LONGLONG)nrows * DESI_SYN_NCOEF, c, status);
 }
 
+/* A 2 x 2 image HDU named name. */
+static void extra_image(fitsfile *f, const char *name, int *status)
+{
+    long naxes[2] = {2, 2};
+    double v[4] = {1, 2, 3, 4};
+    fits_set_compression_type(f, 0, status);
+    fits_create_img(f, DOUBLE_IMG, 2, naxes, status);
+    fits_update_key(f, TSTRING, "EXTNAME", (char *)name, NULL, status);
+    fits_write_img(f, TDOUBLE, 1, 4, v, status);
+}
+
+/* The finished file at path, changed in its bytes: n bytes of byte appended; the first card of keyword key
+ * (key NULL: none) in HDU hdu (0 = primary) replaced by card. */
+static void patch_file(const char *path, size_t n, char byte, int hdu, const char *key, const char *card)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    cr_assert(fseek(f, 0, SEEK_END) == 0);
+    const long size = ftell(f);
+    rewind(f);
+    cr_assert(size > 0);
+    char *buf = malloc((size_t)size + n);
+    cr_assert(buf && fread(buf, 1, (size_t)size, f) == (size_t)size);
+    fclose(f);
+    memset(buf + size, byte, n);
+    if (key) {
+        char name[9];
+        snprintf(name, sizeof name, "%-8s", key); /* a card's keyword: 8 characters, blank-padded */
+        long at = 0;
+        for (int h = 0; h < hdu && at < size; at += 2880) /* an HDU starts a block with its XTENSION card */
+            if (at > 0 && strncmp(buf + at, "XTENSION", 8) == 0 && ++h == hdu) break;
+        while (at < size && strncmp(buf + at, name, 8) != 0) at += 80;
+        cr_assert(at < size, "%s: no keyword %s", path, key);
+        char c[81];
+        snprintf(c, sizeof c, "%-80s", card);
+        memcpy(buf + at, c, 80);
+    }
+    f = fopen(path, "wb");
+    cr_assert(f && fwrite(buf, 1, (size_t)size + n, f) == (size_t)size + n && fclose(f) == 0, "%s", path);
+    free(buf);
+}
+
 void desi_write_psf(const char *path, const desi_psf_opts *o)
 {
     fitsfile *f = create(path);
@@ -139,8 +181,10 @@ void desi_write_psf(const char *path, const desi_psf_opts *o)
         psf_trace(f, o, "XTRACE", 0, &status);
         psf_trace(f, o, "YTRACE", 1, &status);
     }
+    if (o->extra_hdu) extra_image(f, o->extra_hdu, &status);
     fits_close_file(f, &status);
     CHECK(status, path);
+    if (o->append) patch_file(path, o->append, o->append_byte, 0, NULL, NULL);
 }
 
 /* Every card of the current HDU of in that is not structural, appended to out's current HDU. */
@@ -242,36 +286,94 @@ double desi_img_ivar(int r, int c)
     return r + c + 1.0;
 }
 
+/* One HDU of the image: its type, compression and pixels as the options say. */
 static void img_hdu(fitsfile *f, const char *name, const desi_img_opts *o, int bitpix, int rows, int one_d,
                     int *status)
 {
     if (o->drop_hdu && strcmp(o->drop_hdu, name) == 0) return;
-    long naxes[2] = {one_d ? 24 : 6, rows};
+    const int nx = o->nx ? o->nx : 6, is_mask = strcmp(name, "MASK") == 0;
+    const int blank = o->blank_hdu && strcmp(o->blank_hdu, name) == 0;
+    const size_t n = (size_t)nx * (size_t)rows;
+    if (o->table_hdu && strcmp(o->table_hdu, name) == 0) {
+        char *ttype[1] = {"V"}, *tform[1] = {"D"};
+        fits_create_tbl(f, BINARY_TBL, 0, 1, ttype, tform, NULL, name, status);
+        return;
+    }
+    const int column_tiles = is_mask && o->mask_column_tiles, compress = o->compress || column_tiles;
+    /* int32 for BLANK, and when compressed: the integers go in as TINT, which cfitsio compresses only into
+     * an int32 image */
+    if (blank || (compress && bitpix > 0)) bitpix = LONG_IMG;
+    long naxes[2] = {one_d ? (long)n : nx, rows}, tile[2] = {column_tiles ? 1 : naxes[0], column_tiles ? rows : 1};
+    if (o->tile_x && !column_tiles) tile[0] = o->tile_x, tile[1] = o->tile_y;
+    const int integer = bitpix > 0;
+    fits_set_compression_type(f, !compress ? 0 : o->gzip_1 && !column_tiles ? GZIP_1 : integer ? RICE_1 : GZIP_2,
+                              status);
+    fits_set_tile_dim(f, 2, tile, status);
+    /* compressed floats lossless (the values come back exact), or quantized in absolute steps of 0.01 */
+    fits_set_quantize_level(f, o->quantize ? -0.01f : 0.0f, status);
     fits_create_img(f, bitpix, one_d ? 1 : 2, naxes, status);
     fits_update_key(f, TSTRING, "EXTNAME", (char *)name, NULL, status);
-    double v[64];
+    double *v = malloc(n * sizeof *v);
+    cr_assert(v);
     for (int r = 0; r < rows; r++)
-        for (int c = 0; c < 6; c++) {
+        for (int c = 0; c < nx; c++) {
             double x = 0;
             if (strcmp(name, "IMAGE") == 0) x = desi_img_value(r, c);
             else if (strcmp(name, "IVAR") == 0) x = desi_img_ivar(r, c);
             else x = o->mask_pixel && r == 3 && c == 0 ? 4 : 0;
-            v[r * 6 + c] = x;
+            v[(size_t)r * nx + c] = x;
         }
     if (strcmp(name, "IMAGE") == 0 && o->nan_image) v[2 * 6 + 3] = NAN;
     if (strcmp(name, "IVAR") == 0 && o->negative_ivar) v[1 * 6 + 5] = -1;
-    if (strcmp(name, "MASK") != 0 && o->nan_under_mask) v[3 * 6 + 0] = NAN;
-    fits_write_img(f, TDOUBLE, 1, (LONGLONG)rows * 6, v, status);
+    if (!is_mask && o->nan_under_mask) v[3 * 6 + 0] = NAN;
+    if (blank) {
+        /* the IMAGE or IVAR values as int32 (IMAGE's 0.25 dropped); cfitsio compares the raw value with BLANK */
+        char card[81];
+        snprintf(card, sizeof card, "%-8s= %20d", o->zblank && o->compress ? "ZBLANK" : "BLANK", -999);
+        fits_write_record(f, card, status);
+        for (size_t i = 0; i < n; i++) v[i] = floor(v[i]);
+        v[1 * nx + 2] = -999;
+    }
+    int *iv = integer ? malloc(n * sizeof *iv) : NULL;
+    cr_assert(!integer || iv);
+    for (size_t i = 0; integer && i < n; i++) iv[i] = (int)v[i];
+    fits_write_img(f, integer ? TINT : TDOUBLE, 1, (LONGLONG)n, integer ? (void *)iv : (void *)v, status);
+    free(iv);
+    free(v);
+}
+
+/* The finished image at path with tile o->cut_tile of HDU o->cut_hdu cut: its COMPRESSED_DATA descriptor counts
+ * o->cut_bytes fewer (8 by default: the tile's gzip stream, written whole, trailer last, stops inside its CRC-32
+ * and length trailer, and cfitsio 4.2 grows its output buffer for ever, waiting for the stream's end). */
+static void cut_tile(const char *path, const desi_img_opts *o)
+{
+    fitsfile *f = NULL;
+    int status = 0, col = 0;
+    LONGLONG len = 0, off = 0;
+    fits_open_diskfile(&f, path, READWRITE, &status);
+    fits_movnam_hdu(f, ANY_HDU, (char *)o->cut_hdu, 0, &status);
+    fits_get_colnum(f, CASEINSEN, "COMPRESSED_DATA", &col, &status);
+    fits_read_descriptll(f, col, o->cut_tile, &len, &off, &status);
+    CHECK(status, path);
+    const int cut = o->cut_bytes ? o->cut_bytes : 8;
+    cr_assert(len > cut, "%s: HDU %s, tile %d: %lld bytes", path, o->cut_hdu, o->cut_tile, (long long)len);
+    fits_write_descript(f, col, o->cut_tile, len - cut, off, &status);
+    fits_close_file(f, &status);
+    CHECK(status, path);
 }
 
 void desi_write_image(const char *path, const desi_img_opts *o)
 {
     fitsfile *f = create(path);
     int status = 0;
+    const int ny = o->ny ? o->ny : 4;
     if (!o->image_primary) fits_create_img(f, BYTE_IMG, 0, NULL, &status);
-    img_hdu(f, "IMAGE", o, FLOAT_IMG, 4, o->image_1d, &status);
-    img_hdu(f, "IVAR", o, DOUBLE_IMG, o->ivar_rows ? o->ivar_rows : 4, 0, &status);
-    img_hdu(f, "MASK", o, o->float_mask ? FLOAT_IMG : SHORT_IMG, 4, 0, &status);
+    img_hdu(f, "IMAGE", o, FLOAT_IMG, ny, o->image_1d, &status);
+    img_hdu(f, "IVAR", o, DOUBLE_IMG, o->ivar_rows ? o->ivar_rows : ny, 0, &status);
+    img_hdu(f, "MASK", o, o->float_mask ? FLOAT_IMG : SHORT_IMG, ny, 0, &status);
+    if (o->extra_hdu) extra_image(f, o->extra_hdu, &status);
     fits_close_file(f, &status);
     CHECK(status, path);
+    if (o->damage_key) patch_file(path, 0, 0, o->damage_hdu, o->damage_key, o->damage_card);
+    if (o->cut_hdu) cut_tile(path, o);
 }

@@ -2,7 +2,8 @@
  * Test-time FITS files for gw_desi's tests, written with cfitsio directly (never with gw_desi itself, so a
  * reader bug cannot hide behind a matching writer bug): a small synthetic GAUSS-HERMITE PSF (PSFVER 2 or 3)
  * with one thing broken on request, a PSFVER 2 -> 3 converter for the real DESI PSF (third-party data is
- * never committed: its v3 form is made in the test's directory), and small preprocessed images.
+ * never committed: its v3 form is made in the test's directory), and preprocessed images, small or CCD-sized,
+ * plain or tile-compressed, with one thing broken on request; a few break a finished file in its bytes.
  */
 #ifndef DESI_FITS_MAKE_H
 #define DESI_FITS_MAKE_H
@@ -34,6 +35,9 @@ typedef struct desi_psf_opts {
     const char *drop_trace;     /* v3: "XTRACE" or "YTRACE" left out */
     const char *trace_drop_key; /* v3: keyword left out of XTRACE */
     double trace_wmin, trace_wmax; /* v3: XTRACE's domain (both 0: 4000, 7000) */
+    const char *extra_hdu;      /* a 2 x 2 image HDU of this EXTNAME appended ("XTRACE": two of that name) */
+    size_t append;              /* bytes of append_byte appended to the finished file */
+    char append_byte;
 } desi_psf_opts;
 
 /* Writes the PSF to path (overwritten); the test fails if cfitsio does. */
@@ -43,17 +47,36 @@ void desi_write_psf(const char *path, const desi_psf_opts *o);
  * into WAVEMIN/WAVEMAX keywords), XTRACE and YTRACE images with the X and Y rows and their domains. */
 void desi_convert_v2_to_v3(const char *v2, const char *v3);
 
-/* A small uncompressed preprocessed image, 6 columns x 4 rows, with one thing broken on request. */
+/* A preprocessed image, 6 columns x 4 rows unless nx, ny say otherwise, uncompressed unless asked, with one
+ * thing broken on request. */
 typedef struct desi_img_opts {
+    int nx, ny;             /* columns, rows (0: 6, 4); the pixel rows below assume the default */
     const char *drop_hdu;   /* "IMAGE", "IVAR" or "MASK" left out */
-    int ivar_rows;          /* IVAR rows (0: 4) */
-    int image_1d;           /* IMAGE is 1-D (24 pixels) */
+    int ivar_rows;          /* IVAR rows (0: ny) */
+    int image_1d;           /* IMAGE is 1-D (nx * ny pixels) */
     int nan_image;          /* IMAGE pixel (row 2, column 3) is NaN */
     int negative_ivar;      /* IVAR pixel (row 1, column 5) is -1 */
     int float_mask;         /* MASK is float32 */
     int image_primary;      /* IMAGE is the primary HDU */
     int mask_pixel;         /* MASK pixel (row 3, column 0) is 4 (else 0 everywhere) */
     int nan_under_mask;     /* IMAGE and IVAR pixel (row 3, column 0) are NaN (with mask_pixel: masked) */
+    const char *blank_hdu;  /* "IMAGE", "IVAR" or "MASK" is int32 with BLANK = -999, pixel (row 1, column 2) BLANK */
+    int compress;           /* every HDU tile-compressed, a row per tile: GZIP_2 lossless floats, RICE_1 int32 */
+    int zblank;             /* with compress and blank_hdu: the undefined value in keyword ZBLANK, not BLANK */
+    int mask_column_tiles;  /* MASK tile-compressed (RICE_1) in one-column tiles, ZTILE = (1, ny) */
+    int gzip_1;             /* with compress: every HDU GZIP_1 (MASK's int32 too), not GZIP_2 and RICE_1 */
+    int tile_x, tile_y;     /* with compress: tiles of tile_x x tile_y pixels, the last ones cut by the edges
+                               (0: a row per tile) */
+    int quantize;           /* with compress: IMAGE and IVAR quantized to int32 in steps of 0.01 (as astropy
+                               writes floats), not lossless */
+    const char *cut_hdu;    /* with compress: in this HDU, tile cut_tile (its table row, 1-based) counts cut_bytes */
+    int cut_tile;           /* fewer in COMPRESSED_DATA's descriptor (0: 8, gzip's trailer: the stream never ends; */
+    int cut_bytes;          /* negative: more, the next tile's bytes or past the heap) */
+    const char *extra_hdu;  /* a 2 x 2 image HDU of this EXTNAME appended after MASK */
+    const char *table_hdu;  /* "IMAGE", "IVAR" or "MASK" written as a binary table instead */
+    const char *damage_key; /* the first card of this keyword in HDU damage_hdu (0 = primary) of the finished */
+    const char *damage_card; /* file becomes damage_card */
+    int damage_hdu;
 } desi_img_opts;
 
 void desi_write_image(const char *path, const desi_img_opts *o);

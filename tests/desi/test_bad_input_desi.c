@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT
  * Bad-input tables of gw_desi (lib/io/include/gw_desi.h). PSF and image readers: one row per rule, each on a
- * small file made at test time (desi_fits_make.c: a good synthetic file with one thing broken), plus files
- * that are not FITS at all, cut short, empty, a directory, a FIFO (fails at once, never blocks), missing. Each
- * row checks the return (-1), that the message names the file and holds the row's words (HDU, keyword, column
- * or parameter, rule), and that the output comes back zeroed from a garbage-filled struct. Writers: NULL and
- * impossible arguments, values a reader would refuse, a missing directory; each row checks that the work
- * directory is exactly as before (nothing written, an existing target kept).
+ * small file made at test time (desi_fits_make.c: a good synthetic file with one thing broken: a keyword, a
+ * parameter, an HDU named twice or of the wrong kind, a damaged compressed header, a GZIP tile cut short or
+ * overlong, bytes appended), plus files that are not FITS at all, cut short (in the data or inside a header),
+ * empty, a directory, a FIFO (fails at once, never blocks), missing. Each row checks the return (-1), that the
+ * message names the file and holds the row's words (HDU, keyword, column or parameter, rule), and that the
+ * output comes back zeroed from a garbage-filled struct. Writers: NULL and impossible arguments, values a
+ * reader would refuse, a missing directory; each row checks that the work directory is exactly as before
+ * (nothing written, an existing target kept).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -24,7 +26,7 @@
 #include "gw_desi.h"
 #include "gw_test_util.h"
 
-enum { F_SYN = 0, F_TEXT, F_EMPTY, F_DIR, F_FIFO, F_MISSING, F_HALF, F_NULL_PATH, F_NULL_OUT };
+enum { F_SYN = 0, F_TEXT, F_EMPTY, F_DIR, F_FIFO, F_MISSING, F_HALF, F_CUT_HEADER, F_NULL_PATH, F_NULL_OUT };
 
 typedef struct psf_case {
     const char *name;
@@ -43,6 +45,14 @@ static const psf_case psf_cases[] = {
     {"a FIFO", F_FIFO, V2(), "not a regular file (a FIFO)"},
     {"a text file", F_TEXT, V2(), "not a FITS file"},
     {"cut in half", F_HALF, V2(), "truncated"},
+    {"cut inside HDU 1's header", F_CUT_HEADER, V2(),
+     "HDU 1: truncated inside its header: it starts at byte 2880, the file ends at byte 3880 before its END card"},
+    {"100 bytes appended", F_SYN, V2(.append = 100),
+     "100 bytes after the last HDU (HDU 1 ends at byte 8640): a FITS file ends with its last HDU and is a whole "
+     "number of 2880-byte blocks"},
+    {"a block of text appended", F_SYN, V2(.append = 2880, .append_byte = 'x'),
+     "2880 bytes after the last HDU (HDU 1 ends at byte 8640): a FITS file ends with its last HDU"},
+    {"a block of zeros appended", F_SYN, V2(.append = 2880), "2880 bytes after the last HDU (HDU 1 ends at byte 8640)"},
     {"PSFTYPE wrong", F_SYN, V2(.bad_key = "PSFTYPE", .bad_value = "'SPOTGRID'"),
      "HDU 0: keyword PSFTYPE = 'SPOTGRID'|'GAUSS-HERMITE'"},
     {"PSFTYPE missing", F_SYN, V2(.drop_key = "PSFTYPE"), "HDU 0: keyword PSFTYPE missing"},
@@ -56,6 +66,8 @@ static const psf_case psf_cases[] = {
     {"HSIZEX 2.5", F_SYN, V2(.bad_key = "HSIZEX", .bad_value = "2.5"), "keyword HSIZEX = 2.5|integer"},
     {"GHDEGX 9", F_SYN, V2(.bad_key = "GHDEGX", .bad_value = "9"), "keyword GHDEGX = 9|0..8|EX2D_MAX_DEGREE"},
     {"NPIX_X 0", F_SYN, V2(.bad_key = "NPIX_X", .bad_value = "0"), "HDU 1: keyword NPIX_X = 0|integer in 1.."},
+    {"NPIX_X x NPIX_Y above GW_DESI_MAX_PIXELS", F_SYN, V2(.bad_key = "NPIX_X", .bad_value = "1000000"),
+     "HDU 1: keywords NPIX_X x NPIX_Y = 1000000 x 200 = 200000000 pixels: more than GW_DESI_MAX_PIXELS = 33554432"},
     {"NPIX_Y a string", F_SYN, V2(.bad_key = "NPIX_Y", .bad_value = "'abc'"), "HDU 1: keyword NPIX_Y: not a number"},
     {"FIBERMAX < FIBERMIN", F_SYN, V2(.bad_key = "FIBERMAX", .bad_value = "5"),
      "HDU 1: keywords FIBERMAX = 5 < FIBERMIN = 10"},
@@ -71,6 +83,12 @@ static const psf_case psf_cases[] = {
     {"WAVEMIN >= WAVEMAX", F_SYN, V2(.swap_param = "TAILAMP"),
      "HDU 1: parameter TAILAMP (row 9): WAVEMIN = 6000, WAVEMAX = 5000|WAVEMIN < WAVEMAX"},
     {"v3: no PSF HDU", F_SYN, V3(.table_extname = "PSFX"), "HDU 'PSF' missing"},
+    {"v3: PSF twice", F_SYN, V3(.extra_hdu = "PSF"), "HDUs 1 and 4 are both named 'PSF': expected one"},
+    {"v3: XTRACE twice", F_SYN, V3(.extra_hdu = "XTRACE"), "HDUs 2 and 4 are both named 'XTRACE': expected one"},
+    {"v3: YTRACE twice, case aside", F_SYN, V3(.extra_hdu = "ytrace"),
+     "HDUs 3 and 4 are both named 'YTRACE': expected one"},
+    {"v3: PSF an image", F_SYN, V3(.table_extname = "PSFX", .extra_hdu = "PSF"),
+     "HDU 'PSF' (HDU 4) is an image: expected a binary table"},
     {"v3: WAVEMIN >= WAVEMAX", F_SYN, V3(.bad_key = "WAVEMIN", .bad_value = "7000.0"),
      "HDU 'PSF': keywords WAVEMIN = 7000 >= WAVEMAX = 6000"},
     {"v3: WAVEMAX missing", F_SYN, V3(.drop_key = "WAVEMAX"), "HDU 'PSF': keyword WAVEMAX missing"},
@@ -116,16 +134,17 @@ static const char *make_file(int kind, char *path, size_t size)
     return path;
 }
 
-/* Cuts the file at path to half its size. */
-static void cut_in_half(const char *path)
+/* Cuts the file at path: F_HALF to half its size, F_CUT_HEADER 1000 bytes into HDU 1 (the primary is one
+ * block in every file made here). */
+static void cut(const char *path, int kind)
 {
     FILE *f = fopen(path, "rb");
     cr_assert(f);
     char buf[65536];
     const size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
-    cr_assert(n > 2880 && n < sizeof buf);
-    bi_write_file(path, buf, n / 2);
+    cr_assert(n > 2 * 2880 && n < sizeof buf);
+    bi_write_file(path, buf, kind == F_HALF ? n / 2 : 2880 + 1000);
 }
 
 Test(desi_psf_read, rejects_with_the_file_the_hdu_and_the_rule)
@@ -134,8 +153,8 @@ Test(desi_psf_read, rejects_with_the_file_the_hdu_and_the_rule)
         const psf_case *c = &psf_cases[i];
         char path[600], err[1024] = "", words[1024];
         make_file(c->file, path, sizeof path);
-        if (c->file == F_SYN || c->file == F_HALF) desi_write_psf(path, &c->o);
-        if (c->file == F_HALF) cut_in_half(path);
+        if (c->file == F_SYN || c->file == F_HALF || c->file == F_CUT_HEADER) desi_write_psf(path, &c->o);
+        if (c->file == F_HALF || c->file == F_CUT_HEADER) cut(path, c->file);
         ex2d_psf psf;
         memset(&psf, 0xAB, sizeof psf);
         const int rc = gw_desi_psf_read(c->file == F_NULL_PATH ? NULL : path, c->file == F_NULL_OUT ? NULL : &psf,
@@ -145,8 +164,7 @@ Test(desi_psf_read, rejects_with_the_file_the_hdu_and_the_rule)
         strncat(words, c->words, sizeof words - strlen(words) - 1);
         bi_expect_words(c->name, err, words);
         if (c->file != F_NULL_OUT) cr_expect(desi_psf_is_zeroed(&psf), "%s: psf not zeroed", c->name);
-        if (c->file == F_FIFO || c->file == F_SYN || c->file == F_HALF || c->file == F_TEXT || c->file == F_EMPTY)
-            remove(path);
+        if (c->file != F_DIR && c->file != F_MISSING && c->file != F_NULL_PATH) remove(path);
     }
 }
 
@@ -168,12 +186,51 @@ static const img_case img_cases[] = {
     {"negative ivar", F_SYN, {.negative_ivar = 1}, "HDU 'IVAR': pixel (row 1, column 5) is -1|>= 0"},
     {"1-D image", F_SYN, {.image_1d = 1}, "HDU 'IMAGE': 1 axes: expected 2"},
     {"float MASK", F_SYN, {.float_mask = 1}, "HDU 'MASK': BITPIX -32: expected an integer image"},
+    {"IMAGE twice", F_SYN, {.extra_hdu = "IMAGE"}, "HDUs 1 and 4 are both named 'IMAGE': expected one"},
+    {"MASK twice, case aside", F_SYN, {.extra_hdu = "mask"}, "HDUs 3 and 4 are both named 'MASK': expected one"},
+    {"IVAR a table", F_SYN, {.table_hdu = "IVAR"}, "HDU 'IVAR' (HDU 2) is a binary table: expected an image"},
+    {"compressed IMAGE, ZNAXIS1 damaged", F_SYN,
+     {.compress = 1, .damage_hdu = 1, .damage_key = "ZNAXIS1", .damage_card = "ZNAXIS1 = 'abc'"},
+     "HDU 1: corrupt tile-compressed image header (cfitsio: |abc|required ZNAXISn compression keyword not found"},
+    {"compressed IMAGE, ZCMPTYPE garbage", F_SYN,
+     {.compress = 1, .damage_hdu = 1, .damage_key = "ZCMPTYPE", .damage_card = "ZCMPTYPE= 'GARBAGE'"},
+     "HDU 1: corrupt tile-compressed image header (cfitsio: |Unknown image compression type|GARBAGE"},
+    /* cards that crashed cfitsio 4.2 (abort, SIGFPE, SIGSEGV), found by fuzz_fits: refused before it reads them */
+    {"TTYPE1 unquoted, 70 characters", F_SYN,
+     {.compress = 1, .damage_hdu = 2, .damage_key = "TTYPE1",
+      .damage_card = "TTYPE1  = AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},
+     "HDU 2: keyword TTYPE1: not a string in quotes, as FITS requires of a column name"},
+    {"ZNAXIS1 of 30 digits", F_SYN,
+     {.compress = 1, .damage_hdu = 1, .damage_key = "ZNAXIS1",
+      .damage_card = "ZNAXIS1 = 123456789012345678901234567890"},
+     "HDU 1: keyword ZNAXIS1: an unquoted value of 29 characters or more, which no tile-compression keyword takes"},
+    {"ZTILE1 0", F_SYN, {.compress = 1, .damage_hdu = 1, .damage_key = "ZTILE1", .damage_card = "ZTILE1  = 0"},
+     "HDU 1: keyword ZTILE1: not a positive whole number, as FITS requires of a tile size"},
+    {"TFIELDS 1000", F_SYN, {.compress = 1, .damage_hdu = 1, .damage_key = "TFIELDS", .damage_card = "TFIELDS = 1000"},
+     "HDU 1: keyword TFIELDS: not a whole number 0..999 (FITS)"},
+    {"compressed MASK without COMPRESSED_DATA", F_SYN,
+     {.compress = 1, .damage_hdu = 3, .damage_key = "TFIELDS", .damage_card = "TFIELDS = 0"},
+     "HDU 3: a tile-compressed image without a COMPRESSED_DATA column of variable-length arrays"},
+    /* a GZIP tile whose stream does not end: cfitsio 4.2 grows its output buffer for ever (the read hung) */
+    {"GZIP_1 IMAGE, tile 3 cut short", F_SYN, {.compress = 1, .gzip_1 = 1, .cut_hdu = "IMAGE", .cut_tile = 3},
+     "HDU 'IMAGE': tile 3: its GZIP data does not end within the tile's 48 bytes (zlib: |): a damaged tile"},
+    {"GZIP_2 IVAR, tile 1 cut short", F_SYN, {.compress = 1, .cut_hdu = "IVAR", .cut_tile = 1},
+     "HDU 'IVAR': tile 1: its GZIP data does not end within the tile's 48 bytes (zlib: |): a damaged tile"},
+    {"GZIP_2 IVAR, tile 1 counts the next tile's first 8 bytes", F_SYN,
+     {.compress = 1, .cut_hdu = "IVAR", .cut_tile = 1, .cut_bytes = -8},
+     "HDU 'IVAR': tile 1: its GZIP data ends 8 bytes before the tile's |bytes do: a damaged tile"},
+    {"GZIP_2 IVAR, tile 4 runs 3000 bytes past the heap", F_SYN,
+     {.compress = 1, .cut_hdu = "IVAR", .cut_tile = 4, .cut_bytes = -3000},
+     "HDU 'IVAR': tile 4: its |bytes at heap offset |lie outside the heap (bytes 32 to |): a damaged tile"},
+    {"IMAGE's NAXIS2 damaged", F_SYN, {.damage_hdu = 1, .damage_key = "NAXIS2", .damage_card = "NAXIS2  = 'four'"},
+     "HDU 1: corrupt header (cfitsio: "},
     {"a text file", F_TEXT, {0}, "not a FITS file"},
     {"empty file", F_EMPTY, {0}, "empty file"},
     {"a directory", F_DIR, {0}, "not a regular file (a directory)"},
     {"a FIFO", F_FIFO, {0}, "not a regular file (a FIFO)"},
     {"missing file", F_MISSING, {0}, "cannot open"},
     {"cut in half", F_HALF, {0}, "truncated"},
+    {"cut inside HDU 1's header", F_CUT_HEADER, {0}, "HDU 1: truncated inside its header"},
     {"path NULL", F_NULL_PATH, {0}, "no path given"},
     {"img NULL", F_NULL_OUT, {0}, "gw_desi_image_read: the image img is NULL"},
 };
@@ -185,8 +242,8 @@ Test(desi_image_read, rejects_with_the_file_the_hdu_and_the_rule)
         const img_case *c = &img_cases[i];
         char path[600], err[1024] = "", words[1024];
         make_file(c->file, path, sizeof path);
-        if (c->file == F_SYN || c->file == F_HALF) desi_write_image(path, &c->o);
-        if (c->file == F_HALF) cut_in_half(path);
+        if (c->file == F_SYN || c->file == F_HALF || c->file == F_CUT_HEADER) desi_write_image(path, &c->o);
+        if (c->file == F_HALF || c->file == F_CUT_HEADER) cut(path, c->file);
         gw_desi_image img;
         memset(&img, 0xAB, sizeof img);
         const int rc = gw_desi_image_read(c->file == F_NULL_PATH ? NULL : path, c->file == F_NULL_OUT ? NULL : &img,
@@ -196,8 +253,7 @@ Test(desi_image_read, rejects_with_the_file_the_hdu_and_the_rule)
         strncat(words, c->words, sizeof words - strlen(words) - 1);
         bi_expect_words(c->name, err, words);
         if (c->file != F_NULL_OUT) cr_expect(memcmp(&img, &zero, sizeof img) == 0, "%s: img not zeroed", c->name);
-        if (c->file == F_FIFO || c->file == F_SYN || c->file == F_HALF || c->file == F_TEXT || c->file == F_EMPTY)
-            remove(path);
+        if (c->file != F_DIR && c->file != F_MISSING && c->file != F_NULL_PATH) remove(path);
     }
 }
 

@@ -3,8 +3,9 @@
  * suite desi_fits_data) with values read from it independently, its PSFVER 3 form made here at test time
  * (bit-identical coefficients and domains), synthetic PSFs of both versions (every coefficient where the
  * format puts it; PSFVER 3's trace domain from XTRACE's own header), preprocessed images (MASK zeroes ivar,
- * IMAGE as the primary), and the writers read back with cfitsio: compressed images bit for bit, frames with
- * their HDU names, keywords and values.
+ * IMAGE as the primary, undefined integer pixels masked, GZIP tiles of every form cfitsio writes, a CCD whose
+ * MASK is in one-column tiles read in about the time of cfitsio's whole-HDU reads), and the writers read back
+ * with cfitsio: compressed images bit for bit, frames with their HDU names, keywords and values.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -12,9 +13,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <criterion/criterion.h>
 #include <fitsio.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
 
 #include "bad_input_util.h"
 #include "desi_fits_make.h"
@@ -207,6 +218,114 @@ Test(desi_image, image_as_the_primary_hdu)
     char err[512] = "";
     cr_assert_eq(gw_desi_image_read(path_a, &img, err, sizeof err), 0, "%s", err);
     cr_expect(img.npix_x == 6 && img.npix_y == 4 && img.nmasked == 0);
+    gw_desi_image_free(&img);
+}
+
+/* An integer HDU's undefined pixels (FITS BLANK, or ZBLANK in a tile-compressed HDU) are masked in each of
+ * IMAGE, IVAR and MASK: ivar 0, counted in nmasked beside the MASK pixel, an undefined IMAGE value read as 0. */
+Test(desi_image, undefined_pixels_of_integer_hdus_are_masked)
+{
+    static const char *const hdus[3] = {"IMAGE", "IVAR", "MASK"}, *const forms[3] = {"plain", "RICE_1 with BLANK",
+                                                                                       "RICE_1 with ZBLANK"};
+    for (int h = 0; h < 3; h++)
+        for (int form = 0; form < 3; form++) {
+            desi_write_image(path_a, &(desi_img_opts){.blank_hdu = hdus[h], .compress = form > 0, .zblank = form == 2,
+                                                      .mask_pixel = 1});
+            gw_desi_image img;
+            char err[512] = "";
+            cr_assert_eq(gw_desi_image_read(path_a, &img, err, sizeof err), 0, "%s", err);
+            cr_expect_eq(img.nmasked, 2, "%s %s: nmasked %zu", hdus[h], forms[form], img.nmasked);
+            for (int r = 0; r < 4; r++)
+                for (int c = 0; c < 6; c++) {
+                    const int undefined = r == 1 && c == 2, masked = undefined || (r == 3 && c == 0);
+                    double image = (double)(float)desi_img_value(r, c);
+                    if (h == 0) image = undefined ? 0 : floor(desi_img_value(r, c)); /* int32 IMAGE */
+                    cr_expect_eq(img.image[r * 6 + c], image, "%s %s: IMAGE (%d, %d)", hdus[h], forms[form], r, c);
+                    cr_expect_eq(img.ivar[r * 6 + c], masked ? 0.0 : desi_img_ivar(r, c), "%s %s: IVAR (%d, %d)",
+                                 hdus[h], forms[form], r, c);
+                }
+            gw_desi_image_free(&img);
+        }
+}
+
+/* Every GZIP tile is inflated once at open, before cfitsio reads it (gw_desi_fits.c): tiles cut by the
+ * image's edges, GZIP_1 on every HDU (MASK's int32 too), and quantized floats (int32 tiles in IVAR's ZBITPIX
+ * -64, where lossless ones hold the doubles cfitsio was given, in IMAGE's -32 too) all read as written. */
+Test(desi_image, gzip_tiles_of_every_form_read)
+{
+    static const struct {
+        const char *name;
+        desi_img_opts o;
+    } forms[] = {
+        {"GZIP_1, a row per tile", {.compress = 1, .gzip_1 = 1, .mask_pixel = 1}},
+        {"GZIP_1, 4 x 3 tiles", {.compress = 1, .gzip_1 = 1, .tile_x = 4, .tile_y = 3, .mask_pixel = 1}},
+        {"GZIP_2 and RICE_1, 4 x 3 tiles", {.compress = 1, .tile_x = 4, .tile_y = 3, .mask_pixel = 1}},
+        {"GZIP_2, quantized", {.compress = 1, .quantize = 1, .mask_pixel = 1}},
+    };
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        desi_write_image(path_a, &forms[f].o);
+        gw_desi_image img;
+        char err[512] = "";
+        cr_assert_eq(gw_desi_image_read(path_a, &img, err, sizeof err), 0, "%s: %s", forms[f].name, err);
+        cr_assert(img.npix_x == 6 && img.npix_y == 4 && img.nmasked == 1, "%s", forms[f].name);
+        const double tol = forms[f].o.quantize ? 0.01 : 0; /* steps of 0.01, dithered: within half of one */
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 6; c++) {
+                const double image = (double)(float)desi_img_value(r, c),
+                             ivar = r == 3 && c == 0 ? 0 : desi_img_ivar(r, c);
+                cr_expect(fabs(img.image[r * 6 + c] - image) <= tol, "%s: IMAGE (%d, %d) %.17g", forms[f].name, r, c,
+                          img.image[r * 6 + c]);
+                cr_expect(fabs(img.ivar[r * 6 + c] - ivar) <= tol, "%s: IVAR (%d, %d) %.17g", forms[f].name, r, c,
+                          img.ivar[r * 6 + c]);
+            }
+        gw_desi_image_free(&img);
+    }
+}
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* A CCD-sized image whose MASK is tile-compressed in one-column tiles reads within 5 times cfitsio's own
+ * whole-HDU reads of its three HDUs, plus 1 s (a MASK read row by row decompresses every tile once per row:
+ * 76 s for this file, where the three whole reads take about 1 s). Under Valgrind a small image and no time
+ * bound: that run is for memory errors. */
+Test(desi_image, one_column_tiles_read_in_about_the_time_of_whole_hdu_reads)
+{
+    const int small = RUNNING_ON_VALGRIND, nx = small ? 64 : 4114, ny = small ? 48 : 4128;
+    const size_t n = (size_t)nx * (size_t)ny;
+    desi_write_image(path_a, &(desi_img_opts){.nx = nx, .ny = ny, .compress = 1, .mask_column_tiles = 1,
+                                              .mask_pixel = 1});
+    double t = seconds();
+    fitsfile *f = NULL;
+    int status = 0;
+    double *v = malloc(n * sizeof *v);
+    cr_assert(v);
+    fits_open_diskfile(&f, path_a, READONLY, &status);
+    static const char *const names[3] = {"IMAGE", "IVAR", "MASK"};
+    for (int h = 0; h < 3; h++) {
+        fits_movnam_hdu(f, IMAGE_HDU, (char *)names[h], 0, &status);
+        fits_read_img(f, TDOUBLE, 1, (LONGLONG)n, NULL, v, NULL, &status);
+    }
+    fits_close_file(f, &status);
+    free(v);
+    cr_assert_eq(status, 0);
+    const double whole = seconds() - t;
+    gw_desi_image img;
+    char err[512] = "";
+    t = seconds();
+    cr_assert_eq(gw_desi_image_read(path_a, &img, err, sizeof err), 0, "%s", err);
+    const double read = seconds() - t;
+    cr_log_info("%d x %d, MASK in one-column tiles: gw_desi_image_read %.3f s, whole-HDU reads %.3f s", nx, ny, read,
+                whole);
+    cr_expect(small || read <= 5 * whole + 1, "gw_desi_image_read took %.3f s, cfitsio's whole-HDU reads %.3f s",
+              read, whole);
+    cr_expect_eq(img.nmasked, 1);
+    cr_expect(img.ivar[3 * (size_t)nx] == 0 && img.ivar[n - 1] == desi_img_ivar(ny - 1, nx - 1) &&
+              img.image[n - 1] == (double)(float)desi_img_value(ny - 1, nx - 1));
     gw_desi_image_free(&img);
 }
 

@@ -20,12 +20,12 @@ gw_cli_test(NAME cli_synth_unknown_kernel RC 2 STDERR "synth: unknown kernel 'no
 foreach(case
     "fibres_form|--fibres '3': must be F:C|--psf;p.fits;--image;i.fits;--fibres;3;--waves;6000:6100:1;--out;f.fits"
     "waves_form|--waves '6000:6100': must be W0:W1:DW|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6000:6100;--out;f.fits"
-    "waves_order|--waves '6100:6000:1': must be W0:W1:DW in Angstrom, finite, 0 < W0 < W1 and DW > 0|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6100:6000:1;--out;f.fits"
+    "waves_order|--waves '6100:6000:1': must be W0:W1:DW in Angstrom, three finite numbers, 0 < W0 < W1 and DW > 0|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6100:6000:1;--out;f.fits"
     "waves_too_many|--waves '1:200000:1': 200000 bins, at most 100000|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;1:200000:1;--out;f.fits"
     "missing_image|missing --image IMAGE.fits|--psf;p.fits;--fibres;0:5;--waves;6000:6100:1;--out;f.fits"
     "missing_out|missing --out FRAME.fits|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6000:6100:1"
     "ndecorr|--ndecorr: noise decorrelation .* is not supported|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6000:6100:1;--out;f.fits;--ndecorr"
-    "regularize|--regularize '-1': must be a finite number >= 0|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6000:6100:1;--out;f.fits;--regularize;-1"
+    "regularize|--regularize '-1': must be a number from 0 to 1e150|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6000:6100:1;--out;f.fits;--regularize;-1"
     "wavesize|--wavesize '200': must be a whole number from 1 to 88|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6000:6100:1;--out;f.fits;--wavesize;200"
     "clean_in_run|unknown option '--clean'|--psf;p.fits;--image;i.fits;--fibres;0:5;--waves;6000:6100:1;--out;f.fits;--clean")
   string(REPLACE "|" ";" parts "${case}")

@@ -35,7 +35,7 @@ set(summary_clean "fibres 0\\.\\.4, 250 bins 6000\\.\\.6199\\.2 A: 5 patch")
 # The PSF's own rules: exit 2, the option and the rule named, nothing written.
 foreach(case
     "--fibres 20:10: fibres 20..29 must lie inside the PSF's FIBERMIN..FIBERMAX, 0..24|--fibres;20:10;--waves;6000:6100:0.8"
-    "--waves 5000:5100:1 with --wavesize 50: wavelengths: .*inside the PSF's domain .the PSF: 5564..7805 A.|--fibres;0:5;--waves;5000:5100:1"
+    "--waves 5000:5100:1 with --wavesize 50: the padded grid 4988..5162 A .12 bins below W0, 62 above W1. must lie inside the PSF's wavelength domain 5564..7805 A|--fibres;0:5;--waves;5000:5100:1"
     "a spot of the padded grid .12 bins below W0, 62 above W1. leaves the 4114 x 4128 CCD|--fibres;0:5;--waves;5575:5600:0.8")
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 expect)

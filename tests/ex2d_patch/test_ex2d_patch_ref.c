@@ -495,6 +495,54 @@ Test(ex2d_patch_ref, masked_column_at_a_footprint_edge_flags_exactly_the_bins_it
     run_close(&r);
 }
 
+/* Whether any pixel of core bin (c, j)'s spot has weight: A != 0 and ivar > 0. */
+static int bin_sees_data(const run *r, int patch, int c, int j)
+{
+    const ex2d_params *p = &r->f.params;
+    const ex2d_patch_desc *d = &r->f.patches[patch];
+    const int nx = 2 * p->hsizex + 1, ny = 2 * p->hsizey + 1;
+    const int64_t e = ex2d_ref_entry(p, d, (d->core_first + c) * p->m + p->wavepad + j);
+    for (int iy = 0; iy < ny; iy++)
+        for (int ix = 0; ix < nx; ix++)
+            if (r->f.spots[e * nx * ny + iy * nx + ix] != 0.0 &&
+                r->f.inputs.ivar[(size_t)(r->f.yc[e] + iy) * p->npix_x + r->f.xc[e] + ix] > 0.0)
+                return 1;
+    return 0;
+}
+
+Test(ex2d_patch_ref, a_bin_whose_spot_sees_only_masked_pixels_gets_ivar_zero)
+{
+    /* Rows masked across the whole window around the middle core bin: the bins whose spots lie inside the
+     * band carry only the regularisation's s^2 (1e-15 and the minweight floor), which is no measurement. */
+    const ex2d_frame_config cfg = tier_config(EX2D_TIER_S);
+    run r;
+    run_open(&r, &cfg, 1);
+    const ex2d_params *p = &r.f.params;
+    const ex2d_patch_desc *d = &r.f.patches[0];
+    const int ny = 2 * p->hsizey + 1;
+    const int64_t mid = ex2d_ref_entry(p, d, d->core_first * p->m + p->wavepad + d->ncore_wave / 2);
+    double *ivar = (double *)r.f.inputs.ivar;
+    for (int y = r.f.yc[mid] - 3; y < r.f.yc[mid] + ny + 3; y++)
+        for (int x = 0; x < p->npix_x; x++) ivar[(size_t)y * p->npix_x + x] = 0.0;
+    fill_outputs(p, 1, &r.out, NAN);
+    cr_assert(run_all(&r, 1) == 0);
+    cr_assert(r.out.info[0].status == EX2D_PATCH_OK, "status %d", r.out.info[0].status);
+    int blind = 0, seeing = 0;
+    for (int c = 0; c < d->ncore; c++)
+        for (int j = 0; j < d->ncore_wave; j++) {
+            const double got = r.out.ivar[(size_t)(d->out_spec_first + c) * p->nwave_out + d->out_wave_first + j];
+            if (bin_sees_data(&r, 0, c, j)) {
+                seeing++;
+                cr_expect(got > 0.0, "core %d bin %d sees data but has ivar %g", c, j, got);
+            } else {
+                blind++;
+                cr_expect(got == 0.0, "core %d bin %d sees no unmasked pixel but has ivar %g", c, j, got);
+            }
+        }
+    cr_expect(blind > 0 && seeing > 0, "the band should blind some bins and spare others: %d, %d", blind, seeing);
+    run_close(&r);
+}
+
 Test(ex2d_patch_ref, model_and_chi2pix_follow_the_k7_formulas_with_a_masked_column)
 {
     /* Noisy 4-patch frame, a masked column through fibre 2's trace (CCD x ~ 74.6 at these bins), every patch

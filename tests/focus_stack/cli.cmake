@@ -35,9 +35,9 @@ foreach(case
     "extension|--out-ff 'ff.png': unknown extension: the name must end in .npy, .tif or .tiff|--out-ff;ff.png;stack.npy"
     "missing_input|missing INPUT: a .npy or TIFF Z stack|--out-idx;idx.npy;--out-ff;ff.npy"
     "two_inputs|one INPUT at a time: got 'stack.npy' and 'other.npy'|--out-ff;ff.npy;stack.npy;other.npy"
-    "same_output|--out-ff and --out-best both name 'x.npy'|--out-ff;x.npy;--out-best;x.npy;stack.npy"
-    "same_output_other_spelling|--out-idx and --out-focus both name './x.npy'|--out-idx;x.npy;--out-focus;./x.npy;stack.npy"
-    "output_is_input|--out-idx 'stack.npy' is the input file: refusing to overwrite an input|--out-idx;stack.npy;stack.npy"
+    "same_output|--out-ff 'x.npy' and --out-best 'x.npy' are the same file: each output needs its own file|--out-ff;x.npy;--out-best;x.npy;stack.npy"
+    "same_output_other_spelling|--out-idx 'x.npy' and --out-focus './x.npy' are the same file|--out-idx;x.npy;--out-focus;./x.npy;stack.npy"
+    "output_is_input|--out-idx 'stack.npy' is the input file 'stack.npy': refusing to overwrite an input|--out-idx;stack.npy;stack.npy"
     "out_dir_missing|--out-ff 'missing/ff.npy': directory 'missing' does not exist|--out-ff;missing/ff.npy;stack.npy"
     "bad_device|--device 'gpu': must be one of cuda, cuda:N, cpu, auto|--device;gpu;--out-ff;ff.npy;stack.npy")
   string(REPLACE "|" ";" parts "${case}")

@@ -212,8 +212,8 @@ void go_run_error(const go_runner *r, const grid_d4_batch *b, int code, size_t i
                   grid_objects_status_str((grid_objects_status)status), bad_index, code,
                   grid_objects_status_str((grid_objects_status)code), index, b->desc);
     }
-    const size_t label_bytes = (size_t)b->buf_bytes * sizeof *res.labels;
-    const size_t object_bytes = (size_t)b->buf_bytes * sizeof *res.objects;
+    const size_t label_bytes = (size_t)res.out_entries * sizeof *res.labels; /* the pad too */
+    const size_t object_bytes = (size_t)res.out_entries * sizeof *res.objects;
     const int written = memcmp(res.labels, fresh.labels, label_bytes) != 0 ||
                         memcmp(res.objects, fresh.objects, object_bytes) != 0 ||
                         memcmp(res.n_objects, fresh.n_objects, b->n * sizeof *res.n_objects) != 0 ||

@@ -15,6 +15,10 @@
  *   GRID_OBJECTS_CANARY_WRONG_LABEL   a correct launch, then in every grid with two objects or more, the cells
  *                                     of the last object get the first object's label: canonical-looking, every
  *                                     other guard passes -> only the exact comparison, "result differs"
+ *   GRID_OBJECTS_CANARY_UNPADDED_OUTPUTS  the launch on labels and objects of buf_bytes entries, the size before
+ *                                     the padding rule, with out_entries still claiming the padded size: right
+ *                                     answer, but a 16-bit atomic's 4-byte word runs 2 bytes past an array ->
+ *                                     only compute-sanitizer's memcheck, "Invalid __global__ read of size 4"
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,22 +49,22 @@ extern "C" cudaError_t __wrap_grid_objects_launch(LAUNCH_ARGS)
     if (!p || p->n_grids == 0 || !d_in || !d_offset || !d_height || !d_width || !d_labels || !d_objects ||
         !d_n_objects || !d_bg || !d_status) /* host-visible rejections and empty batches: the real answer */
         return REAL_CALL(p);
-    const size_t n = p->n_grids, buf = (size_t)p->buf_bytes;
+    const size_t n = p->n_grids, buf = (size_t)p->buf_bytes, out = (size_t)grid_objects_out_entries(p->buf_bytes);
     cudaError_t err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess) return err;
     uint8_t *in = (uint8_t *)malloc(buf ? buf : 1), *variants = d_variants ? (uint8_t *)malloc(n) : NULL;
     uint64_t *offset = (uint64_t *)malloc(n * sizeof *offset);
     uint16_t *h = (uint16_t *)malloc(n * 2), *w = (uint16_t *)malloc(n * 2);
-    uint16_t *labels = (uint16_t *)malloc((buf ? buf : 1) * 2);
-    grid_objects_object *objects = (grid_objects_object *)malloc((buf ? buf : 1) * sizeof *objects);
+    uint16_t *labels = (uint16_t *)malloc((out ? out : 1) * 2);
+    grid_objects_object *objects = (grid_objects_object *)malloc((out ? out : 1) * sizeof *objects);
     uint32_t *n_objects = (uint32_t *)malloc(n * 4);
     int16_t *bg = (int16_t *)malloc(n * 2);
     err = cudaErrorMemoryAllocation;
     if (in && offset && h && w && labels && objects && n_objects && bg && (variants || !d_variants)) {
         err = cudaMemcpy(in, d_in, buf, cudaMemcpyDeviceToHost);
         /* keep what lies outside the grids as it is */
-        if (!err) err = cudaMemcpy(labels, d_labels, buf * 2, cudaMemcpyDeviceToHost);
-        if (!err) err = cudaMemcpy(objects, d_objects, buf * sizeof *objects, cudaMemcpyDeviceToHost);
+        if (!err) err = cudaMemcpy(labels, d_labels, out * 2, cudaMemcpyDeviceToHost);
+        if (!err) err = cudaMemcpy(objects, d_objects, out * sizeof *objects, cudaMemcpyDeviceToHost);
         if (!err) err = cudaMemcpy(offset, d_offset, n * sizeof *offset, cudaMemcpyDeviceToHost);
         if (!err) err = cudaMemcpy(h, d_height, n * 2, cudaMemcpyDeviceToHost);
         if (!err) err = cudaMemcpy(w, d_width, n * 2, cudaMemcpyDeviceToHost);
@@ -70,8 +74,8 @@ extern "C" cudaError_t __wrap_grid_objects_launch(LAUNCH_ARGS)
         grid_objects_status_record rec = {GRID_OBJECTS_STATUS_NONE};
         const int s = grid_objects_ref(p, in, offset, h, w, variants, labels, objects, n_objects, bg);
         if (s == GRID_OBJECTS_OK) {
-            err = cudaMemcpy(d_labels, labels, buf * 2, cudaMemcpyHostToDevice);
-            if (!err) err = cudaMemcpy(d_objects, objects, buf * sizeof *objects, cudaMemcpyHostToDevice);
+            err = cudaMemcpy(d_labels, labels, out * 2, cudaMemcpyHostToDevice);
+            if (!err) err = cudaMemcpy(d_objects, objects, out * sizeof *objects, cudaMemcpyHostToDevice);
             if (!err) err = cudaMemcpy(d_n_objects, n_objects, n * 4, cudaMemcpyHostToDevice);
             if (!err) err = cudaMemcpy(d_bg, bg, n * 2, cudaMemcpyHostToDevice);
         } else {
@@ -137,6 +141,31 @@ extern "C" cudaError_t __wrap_grid_objects_launch(LAUNCH_ARGS)
     return cudaGetLastError();
 }
 
+#elif defined(GRID_OBJECTS_CANARY_UNPADDED_OUTPUTS)
+
+/* Each call copies the caller's labels and objects into arrays of buf_bytes entries, runs the real launch on
+ * them and copies them back, synchronously: the results are right, only the accesses past the arrays show. */
+extern "C" cudaError_t __wrap_grid_objects_launch(LAUNCH_ARGS)
+{
+    if (!p || p->n_grids == 0 || !d_labels || !d_objects) return REAL_CALL(p);
+    const size_t labels_bytes = (size_t)p->buf_bytes * sizeof *d_labels;
+    const size_t objects_bytes = (size_t)p->buf_bytes * sizeof *d_objects;
+    uint16_t *labels = NULL;
+    grid_objects_object *objects = NULL;
+    cudaError_t err = cudaMalloc((void **)&labels, labels_bytes);
+    if (!err) err = cudaMalloc((void **)&objects, objects_bytes);
+    if (!err) err = cudaMemcpyAsync(labels, d_labels, labels_bytes, cudaMemcpyDeviceToDevice, stream);
+    if (!err) err = cudaMemcpyAsync(objects, d_objects, objects_bytes, cudaMemcpyDeviceToDevice, stream);
+    if (!err)
+        err = __real_grid_objects_launch(p, d_in, d_offset, d_height, d_width, d_variants, labels, objects, d_n_objects,
+                                         d_bg, d_status, d_witness, stream);
+    if (!err) err = cudaMemcpyAsync(d_labels, labels, labels_bytes, cudaMemcpyDeviceToDevice, stream);
+    if (!err) err = cudaMemcpyAsync(d_objects, objects, objects_bytes, cudaMemcpyDeviceToDevice, stream);
+    if (!err) err = cudaStreamSynchronize(stream);
+    cudaFree(labels), cudaFree(objects);
+    return err;
+}
+
 #else
-#error "define one of GRID_OBJECTS_CANARY_CPU_FALLBACK, _NO_LAUNCH, _PARTIAL_GRID, _STALE_OUTPUT, _WRONG_LABEL"
+#error "define one of GRID_OBJECTS_CANARY_CPU_FALLBACK, _NO_LAUNCH, _PARTIAL_GRID, _STALE_OUTPUT, _WRONG_LABEL, _UNPADDED_OUTPUTS"
 #endif

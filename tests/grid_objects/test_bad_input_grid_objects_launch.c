@@ -21,12 +21,15 @@
 
 enum { N = 4, BUF = 64 };
 
-/* Every array of a call, in one block of host memory, so "nothing changed" is one comparison. */
+/* Every array of a call, in one block of host memory, so "nothing changed" is one comparison. labels and
+ * objects are 4-byte aligned, as the padding rule wants, with an entry to spare, so that a row can move
+ * either by 2 bytes without overlapping the next array. */
 typedef struct arena {
     uint8_t in[BUF], variants[N];
     uint64_t offset[N];
-    uint16_t height[N], width[N], labels[BUF];
-    grid_objects_object objects[BUF];
+    uint16_t height[N], width[N];
+    _Alignas(4) uint16_t labels[BUF + 1];
+    _Alignas(4) grid_objects_object objects[BUF + 1];
     uint32_t n_objects[N];
     int16_t bg[N];
     grid_objects_status_record status;
@@ -50,7 +53,8 @@ static void arena_init(arena *m, args *a)
 {
     memset(m, 0x5A, sizeof *m);
     for (int k = 0; k < N; k++) m->offset[k] = 4u * (unsigned)k, m->height[k] = 2, m->width[k] = 2, m->variants[k] = 7;
-    a->params = (grid_objects_params){.n_grids = N, .buf_bytes = BUF, .batch_variant = 0, .bg_tie = 0, .flags = 0};
+    a->params = (grid_objects_params){.n_grids = N, .buf_bytes = BUF, .out_entries = BUF, .batch_variant = 0,
+                                      .bg_tie = 0, .flags = 0};
     a->p = &a->params;
     a->in = m->in, a->variants = NULL, a->offset = m->offset, a->height = m->height, a->width = m->width;
     a->labels = m->labels, a->objects = m->objects, a->n_objects = m->n_objects, a->bg = m->bg, a->status = &m->status;
@@ -85,6 +89,15 @@ static void bg_on_height(args *a, arena *m) { a->bg = (int16_t *)m->height; }
 static void status_on_bg(args *a, arena *m) { a->status = (grid_objects_status_record *)m->bg; }
 static void labels_on_variants(args *a, arena *m) { a->variants = m->variants, a->labels = (uint16_t *)m->variants; }
 static void buf_bytes_overflows(args *a, arena *m) { (void)m, a->params.buf_bytes = UINT64_MAX / 2; }
+/* The padding rule (grid_objects.h, "Padding"): an odd buf_bytes with outputs sized by it alone lets the last
+ * 16-bit atomic's 4-byte word run 2 bytes past labels and objects, so the launcher refuses it. */
+static void out_entries_unpadded(args *a, arena *m)
+{
+    (void)m, a->params.buf_bytes = BUF - 1, a->params.out_entries = BUF - 1;
+}
+static void out_entries_unset(args *a, arena *m) { (void)m, a->params.out_entries = 0; }
+static void labels_2_mod_4(args *a, arena *m) { a->labels = &m->labels[1]; }
+static void objects_2_mod_4(args *a, arena *m) { a->objects = (grid_objects_object *)((uint8_t *)m->objects + 2); }
 
 static const bad_row rows[] = {
     {"p NULL", p_null, -1, ""},
@@ -108,6 +121,11 @@ static const bad_row rows[] = {
     {"bg overlaps height", bg_on_height, GRID_OBJECTS_ERR_ALIAS, "overlap"},
     {"status overlaps bg", status_on_bg, -1, ""},
     {"labels overlap variants", labels_on_variants, GRID_OBJECTS_ERR_ALIAS, "overlap"},
+    {"buf_bytes 63, out_entries 63 (labels of 126 bytes, 2 mod 4)", out_entries_unpadded, GRID_OBJECTS_ERR_PADDING,
+     "grid_objects_out_entries"},
+    {"out_entries 0 (never set)", out_entries_unset, GRID_OBJECTS_ERR_PADDING, "out_entries"},
+    {"labels at 2 mod 4", labels_2_mod_4, GRID_OBJECTS_ERR_PADDING, "4-byte aligned"},
+    {"objects at 2 mod 4", objects_2_mod_4, GRID_OBJECTS_ERR_PADDING, "4-byte aligned"},
 };
 
 Test(grid_objects_launch, rejects_host_visible_bad_arguments_before_any_cuda_call)
@@ -160,7 +178,8 @@ Test(grid_objects_launch, rejects_a_buf_bytes_whose_table_size_overflows)
 /* n_grids = 0 succeeds with no runtime call, whatever the other arguments hold. */
 Test(grid_objects_launch, an_empty_batch_makes_no_runtime_call)
 {
-    const grid_objects_params p = {.n_grids = 0, .buf_bytes = 0, .batch_variant = 99, .bg_tie = 9, .flags = 8};
+    const grid_objects_params p = {.n_grids = 0, .buf_bytes = 7, .out_entries = 0, .batch_variant = 99, .bg_tie = 9,
+                                   .flags = 8};
     gw_fake_cuda_reset(cudaSuccess);
     const cudaError_t rc = grid_objects_launch(&p, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
                                                (cudaStream_t)0);

@@ -26,8 +26,8 @@ static void *device_copy(const void *host, size_t bytes)
 static void poison(uint16_t *d_labels, grid_objects_object *d_objects, uint32_t *d_n_objects, int16_t *d_bg,
                    grid_objects_status_record *d_status, int value)
 {
-    GW_CUDA(cudaMemset(d_labels, value, 9 * sizeof *d_labels));
-    GW_CUDA(cudaMemset(d_objects, value, 9 * sizeof *d_objects));
+    GW_CUDA(cudaMemset(d_labels, value, 10 * sizeof *d_labels)); /* the pad too: the atomics read its word */
+    GW_CUDA(cudaMemset(d_objects, value, 10 * sizeof *d_objects));
     GW_CUDA(cudaMemset(d_n_objects, value, sizeof *d_n_objects));
     GW_CUDA(cudaMemset(d_bg, value, sizeof *d_bg));
     GW_CUDA(cudaMemset(d_status, 0x5A, sizeof *d_status)); /* a status that no launcher writes */
@@ -70,8 +70,8 @@ Test(grid_objects_example, the_header_example_finds_one_object_of_two_colours)
     const uint8_t *d_in = device_copy(in, sizeof in);
     const uint64_t *d_offset = device_copy(offset, sizeof offset);
     const uint16_t *d_height = device_copy(height, sizeof height), *d_width = device_copy(width, sizeof width);
-    uint16_t *d_labels = device_copy(NULL, 9 * sizeof *d_labels);
-    grid_objects_object *d_objects = device_copy(NULL, 9 * sizeof *d_objects);
+    uint16_t *d_labels = device_copy(NULL, grid_objects_out_entries(9) * sizeof *d_labels);
+    grid_objects_object *d_objects = device_copy(NULL, grid_objects_out_entries(9) * sizeof *d_objects);
     uint32_t *d_n_objects = device_copy(NULL, sizeof *d_n_objects);
     int16_t *d_bg = device_copy(NULL, sizeof *d_bg);
     grid_objects_status_record *d_status = device_copy(NULL, sizeof *d_status);
@@ -81,8 +81,9 @@ Test(grid_objects_example, the_header_example_finds_one_object_of_two_colours)
 
     // example-begin
     // host: in = {0,1,0, 1,1,0, 0,0,2}, height = 3, width = 3, offset = 0; copied to d_in, d_height, ...
-    grid_objects_params p = {.n_grids = 1, .buf_bytes = 9, .batch_variant = 3,
-                             .bg_tie = GRID_OBJECTS_TIE_ARC_DSL, .flags = 0};
+    // d_labels and d_objects hold grid_objects_out_entries(9) = 10 entries each
+    grid_objects_params p = {.n_grids = 1, .buf_bytes = 9, .out_entries = grid_objects_out_entries(9),
+                             .batch_variant = 3, .bg_tie = GRID_OBJECTS_TIE_ARC_DSL, .flags = 0};
     cudaError_t err = grid_objects_launch(&p, d_in, d_offset, d_height, d_width, NULL, d_labels,
                                           d_objects, d_n_objects, d_bg, d_status, NULL, stream);
     // after cudaStreamSynchronize(stream): bg = 0, n_objects = 1 (1s and the 2 touch diagonally),

@@ -32,7 +32,7 @@
 typedef struct gpu_ctx {
     cudaStream_t stream;
     uint8_t *d_in_alloc;
-    uint64_t in_cap, buf_cap;
+    uint64_t in_cap, out_cap; /* out_cap: the entries d_labels and d_objects hold */
     uint64_t *d_offset;
     uint16_t *d_height, *d_width;
     uint8_t *d_variants;
@@ -61,7 +61,7 @@ static void gpu_free_buffers(gpu_ctx *g)
     g->d_objects = NULL;
     g->d_n_objects = NULL;
     g->d_bg = NULL;
-    g->in_cap = g->buf_cap = 0;
+    g->in_cap = g->out_cap = 0;
     g->n_cap = 0;
 }
 
@@ -84,9 +84,10 @@ static void gpu_start(gpu_ctx *g)
     g->d_witness = gw_witness_new();
 }
 
-/* The runner allocates (launchers never do). The input and every output are exactly what the batch needs, so
- * an access past the last grid leaves the allocation and compute-sanitizer's memcheck reports it. */
-static void gpu_reserve(gpu_ctx *g, size_t n, uint64_t in_bytes, uint64_t buf_bytes)
+/* The runner allocates (launchers never do). The input and every output are exactly what the batch needs
+ * (labels and objects: out_entries, the padded size of grid_objects.h), so an access past the last grid, or
+ * past the pad, leaves the allocation and compute-sanitizer's memcheck reports it. */
+static void gpu_reserve(gpu_ctx *g, size_t n, uint64_t in_bytes, uint64_t out_entries)
 {
     gpu_start(g);
     if (n != g->n_cap) {
@@ -106,22 +107,23 @@ static void gpu_reserve(gpu_ctx *g, size_t n, uint64_t in_bytes, uint64_t buf_by
         GW_CUDA(cudaMalloc((void **)&g->d_in_alloc, (size_t)in_bytes));
         g->in_cap = in_bytes;
     }
-    if (buf_bytes != g->buf_cap) {
+    if (out_entries != g->out_cap) {
         cudaFree(g->d_labels), cudaFree(g->d_objects);
-        const size_t m = buf_bytes ? (size_t)buf_bytes : 1;
+        const size_t m = out_entries ? (size_t)out_entries : 1;
         GW_CUDA(cudaMalloc((void **)&g->d_labels, m * sizeof *g->d_labels));
         GW_CUDA(cudaMalloc((void **)&g->d_objects, m * sizeof *g->d_objects));
-        g->buf_cap = buf_bytes;
+        g->out_cap = out_entries;
     }
 }
 
-/* Uploads b and res (poisoned by the fixture: the device's outputs get the same poison), poisons the status,
- * zeroes the witness. Stream-ordered. */
+/* Uploads b and res (poisoned by the fixture, pad included: the device's outputs get the same poison, and
+ * initcheck sees no unwritten byte in a word the atomics read), poisons the status, zeroes the witness.
+ * Stream-ordered. */
 static void gpu_upload(gpu_ctx *g, const grid_d4_batch *b, const grid_objects_result *res)
 {
     const uint64_t in_bytes = b->in_shift + b->buf_bytes ? b->in_shift + b->buf_bytes : 1;
     static const grid_objects_status_record status_poison = {STATUS_POISON};
-    gpu_reserve(g, b->n, in_bytes, b->buf_bytes);
+    gpu_reserve(g, b->n, in_bytes, res->out_entries);
     GW_CUDA(cudaMemcpyAsync(g->d_in_alloc, b->in_alloc, (size_t)in_bytes, cudaMemcpyHostToDevice, g->stream));
     if (b->n) {
         GW_CUDA(cudaMemcpyAsync(g->d_offset, b->offset, b->n * sizeof *b->offset, cudaMemcpyHostToDevice, g->stream));
@@ -132,10 +134,10 @@ static void gpu_upload(gpu_ctx *g, const grid_d4_batch *b, const grid_objects_re
                                 g->stream));
         GW_CUDA(cudaMemcpyAsync(g->d_bg, res->bg, b->n * sizeof *res->bg, cudaMemcpyHostToDevice, g->stream));
     }
-    if (b->buf_bytes) {
-        GW_CUDA(cudaMemcpyAsync(g->d_labels, res->labels, (size_t)b->buf_bytes * sizeof *res->labels,
+    if (res->out_entries) {
+        GW_CUDA(cudaMemcpyAsync(g->d_labels, res->labels, (size_t)res->out_entries * sizeof *res->labels,
                                 cudaMemcpyHostToDevice, g->stream));
-        GW_CUDA(cudaMemcpyAsync(g->d_objects, res->objects, (size_t)b->buf_bytes * sizeof *res->objects,
+        GW_CUDA(cudaMemcpyAsync(g->d_objects, res->objects, (size_t)res->out_entries * sizeof *res->objects,
                                 cudaMemcpyHostToDevice, g->stream));
     }
     GW_CUDA(cudaMemcpyAsync(g->d_status, &status_poison, sizeof status_poison, cudaMemcpyHostToDevice, g->stream));
@@ -145,6 +147,7 @@ static void gpu_upload(gpu_ctx *g, const grid_d4_batch *b, const grid_objects_re
 static cudaError_t gpu_launch(gpu_ctx *g, const grid_d4_batch *b, int bg_tie)
 {
     grid_objects_params p = grid_objects_batch_params(b, bg_tie);
+    p.out_entries = g->out_cap; /* what was allocated: the launcher checks it against the rule */
     p.flags |= g->flags;
     return grid_objects_launch(&p, g->d_in_alloc + b->in_shift, g->d_offset, g->d_height, g->d_width,
                                b->ops ? g->d_variants : NULL, g->d_labels, g->d_objects, g->d_n_objects, g->d_bg,
@@ -164,10 +167,10 @@ static int gpu_run(void *vctx, const grid_d4_batch *b, int bg_tie, grid_objects_
         GW_CUDA(cudaMemcpy(res->n_objects, g->d_n_objects, b->n * sizeof *res->n_objects, cudaMemcpyDeviceToHost));
         GW_CUDA(cudaMemcpy(res->bg, g->d_bg, b->n * sizeof *res->bg, cudaMemcpyDeviceToHost));
     }
-    if (b->buf_bytes) {
-        GW_CUDA(cudaMemcpy(res->labels, g->d_labels, (size_t)b->buf_bytes * sizeof *res->labels,
+    if (res->out_entries) {
+        GW_CUDA(cudaMemcpy(res->labels, g->d_labels, (size_t)res->out_entries * sizeof *res->labels,
                            cudaMemcpyDeviceToHost));
-        GW_CUDA(cudaMemcpy(res->objects, g->d_objects, (size_t)b->buf_bytes * sizeof *res->objects,
+        GW_CUDA(cudaMemcpy(res->objects, g->d_objects, (size_t)res->out_entries * sizeof *res->objects,
                            cudaMemcpyDeviceToHost));
     }
     grid_objects_status_record rec;
@@ -341,7 +344,7 @@ Test(grid_objects_gpu, overlapping_large_grids_end_and_stay_inside_their_cells)
             cr_expect(status == GRID_OBJECTS_OK, "variant %d, flags %u: status %d, want OK (the overlap is not "
                       "visible to the device check)", variant, flags, status);
             size_t touched = 0;
-            for (uint64_t i = 1601; i < b.buf_bytes; i++) {
+            for (uint64_t i = 1601; i < res.out_entries; i++) {
                 if (i >= 3000 && i < 3900) continue; /* grid C */
                 const uint8_t *rec = (const uint8_t *)&res.objects[i];
                 int written = res.labels[i] != (0xFE00u | GO_POISON_A);
@@ -352,6 +355,31 @@ Test(grid_objects_gpu, overlapping_large_grids_end_and_stay_inside_their_cells)
                       "written", variant, flags, touched);
             grid_objects_result_free(&res);
         }
+    }
+    grid_d4_batch_free(&b);
+}
+
+/* The padding rule on the device (grid_objects.h, "Padding"). One 41 x 41 grid (1681 cells, above
+ * GRID_OBJECTS_STAGE_CELLS, so labelled in place in the outputs) fills an odd buf_bytes: labels are 3362 bytes
+ * (2 mod 4), and the last label ends 2 bytes before a word boundary. Colour 1 but the last two cells of
+ * colour 2, so that in every variant the last cell joins the one before it and the union's atomic minimum
+ * CASes the last label's word. The runner allocates exactly the padded size and checks that the pad keeps
+ * its poison; compute-sanitizer's memcheck run of this test (ci/gpu.sh) reports any access past it.
+ * canary_grid_objects_unpadded_outputs runs it with outputs of buf_bytes entries, the size before the rule,
+ * and memcheck must report the 4-byte read past them. */
+Test(grid_objects_gpu, an_odd_buf_bytes_keeps_every_16_bit_atomic_inside_the_padded_outputs)
+{
+    const uint16_t side[1] = {41};
+    grid_d4_batch b;
+    GO_FIX(grid_d4_batch_make(&b, 1, side, side, GRID_D4_PACKED, 12, "one 41x41 grid filling an odd buf_bytes"));
+    cr_assert(b.buf_bytes == 1681 && b.offset[0] == 0, "the batch must be one grid from 0 to an odd end");
+    memset(b.in, 1, 1681);
+    b.in[1679] = b.in[1680] = 2;
+    for (int variant = 0; variant < 8; variant++) {
+        grid_d4_batch_set_op(&b, variant);
+        grid_objects_result res;
+        go_run_ok(&runner_gpu, &b, GRID_OBJECTS_TIE_ARC_DSL, &res);
+        grid_objects_result_free(&res);
     }
     grid_d4_batch_free(&b);
 }
@@ -408,17 +436,22 @@ Test(grid_objects_gpu, host_visible_bad_arguments_return_invalid_value_and_enque
     gpu_upload(&gpu, &b, &res);
     GW_CUDA(cudaStreamSynchronize(gpu.stream));
     const grid_objects_params good = grid_objects_batch_params(&b, GRID_OBJECTS_TIE_ARC_DSL);
+    grid_objects_params variant_8 = good, variant_negative = good, bg_tie_2 = good, flags_2 = good, unpadded = good;
+    variant_8.batch_variant = 8, variant_negative.batch_variant = -1, bg_tie_2.bg_tie = 2, flags_2.flags = 2u;
+    unpadded.out_entries = good.out_entries - 1; /* one entry short of grid_objects_out_entries(buf_bytes) */
     uint8_t *in = gpu.d_in_alloc + b.in_shift;
     struct row {
         const char *what;
         grid_objects_params p;
         int null_arg; /* which pointer argument is NULL (0: none) */
-        int alias;    /* 1: labels = objects' start; 2: n_objects inside the offsets; 3: bg = in */
+        int alias;    /* 1: labels = objects' start; 2: n_objects inside the offsets; 3: bg = in; 4: labels + 1 */
     } rows[] = {
-        {"batch_variant 8 without variants", {good.n_grids, good.buf_bytes, 8, 0, 0}, 0, 0},
-        {"batch_variant -1 without variants", {good.n_grids, good.buf_bytes, -1, 0, 0}, 0, 0},
-        {"bg_tie 2", {good.n_grids, good.buf_bytes, 0, 2, 0}, 0, 0},
-        {"flags 2", {good.n_grids, good.buf_bytes, 0, 0, 2u}, 0, 0},
+        {"batch_variant 8 without variants", variant_8, 0, 0},
+        {"batch_variant -1 without variants", variant_negative, 0, 0},
+        {"bg_tie 2", bg_tie_2, 0, 0},
+        {"flags 2", flags_2, 0, 0},
+        {"out_entries below the padded size", unpadded, 0, 0},
+        {"labels at 2 mod 4", good, 0, 4},
         {"in NULL", good, 1, 0},
         {"offset NULL", good, 2, 0},
         {"labels NULL", good, 3, 0},
@@ -433,13 +466,13 @@ Test(grid_objects_gpu, host_visible_bad_arguments_return_invalid_value_and_enque
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         const struct row *w = &rows[r];
         grid_objects_params p = w->p;
-        if (p.batch_variant == 8 || p.batch_variant == -1) p.n_grids = good.n_grids;
         uint16_t *labels = gpu.d_labels;
         uint32_t *n_objects = gpu.d_n_objects;
         int16_t *bg = gpu.d_bg;
         if (w->alias == 1) labels = (uint16_t *)gpu.d_objects;
         if (w->alias == 2) n_objects = (uint32_t *)gpu.d_offset;
         if (w->alias == 3) bg = (int16_t *)in;
+        if (w->alias == 4) labels = gpu.d_labels + 1;
         gw_witness_reset(gpu.d_witness, gpu.stream);
         const cudaError_t err = grid_objects_launch(
             &p, w->null_arg == 1 ? NULL : in, w->null_arg == 2 ? NULL : gpu.d_offset, gpu.d_height, gpu.d_width,
@@ -465,7 +498,8 @@ Test(grid_objects_gpu, host_visible_bad_arguments_return_invalid_value_and_enque
 Test(grid_objects_gpu, zero_grids_with_null_pointers_return_success_and_enqueue_nothing)
 {
     gpu_start(&gpu);
-    const grid_objects_params p = {.n_grids = 0, .buf_bytes = 0, .batch_variant = 99, .bg_tie = 7, .flags = 0};
+    const grid_objects_params p = {.n_grids = 0, .buf_bytes = 7, .out_entries = 0, .batch_variant = 99, .bg_tie = 7,
+                                   .flags = 0};
     cr_expect(grid_objects_launch(&p, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
                                   gpu.stream) == cudaSuccess);
 }

@@ -111,11 +111,11 @@ Test(grid_objects_ref, the_header_example_gives_the_numbers_it_states)
     const uint8_t in[9] = {0, 1, 0, 1, 1, 0, 0, 0, 2};
     const uint64_t offset = 0;
     const uint16_t height = 3, width = 3;
-    uint16_t labels[9];
-    grid_objects_object objects[9];
+    uint16_t labels[10]; /* grid_objects_out_entries(9) */
+    grid_objects_object objects[10];
     uint32_t n_objects = 0;
     int16_t bg = 99;
-    const grid_objects_params p = {.n_grids = 1, .buf_bytes = 9, .batch_variant = 3,
+    const grid_objects_params p = {.n_grids = 1, .buf_bytes = 9, .out_entries = 10, .batch_variant = 3,
                                    .bg_tie = GRID_OBJECTS_TIE_ARC_DSL, .flags = 0};
     const ref_fn fns[2] = {grid_objects_ref, grid_objects_ref_mt};
     for (int f = 0; f < 2; f++) {
@@ -151,10 +151,10 @@ Test(grid_objects_ref, sha256_matches_the_fips_180_2_vectors)
 
 Test(grid_objects_ref, status_words_name_every_code)
 {
-    for (int s = 0; s <= GRID_OBJECTS_ERR_FLAGS; s++)
+    for (int s = 0; s <= GRID_OBJECTS_ERR_PADDING; s++)
         cr_assert(strcmp(grid_objects_status_str((grid_objects_status)s), "unknown grid_objects status") != 0,
                   "status %d has no words", s);
-    cr_assert_str_eq(grid_objects_status_str((grid_objects_status)10), "unknown grid_objects status");
+    cr_assert_str_eq(grid_objects_status_str((grid_objects_status)11), "unknown grid_objects status");
     cr_assert(sizeof(grid_objects_object) == 14, "grid_objects_object must be 14 bytes");
 }
 
@@ -185,8 +185,8 @@ static uint64_t array_bytes(const arena_batch *a, int which)
     case A_OFFSET: return 8 * n;
     case A_HEIGHT: case A_WIDTH: case A_BG: return 2 * n;
     case A_VARIANTS: return n;
-    case A_LABELS: return 2 * buf;
-    case A_OBJECTS: return sizeof(grid_objects_object) * buf;
+    case A_LABELS: return 2 * grid_objects_out_entries(buf);
+    case A_OBJECTS: return sizeof(grid_objects_object) * grid_objects_out_entries(buf);
     case A_N_OBJECTS: return 4 * n;
     }
     return 0;
@@ -203,7 +203,8 @@ static void arena_make(arena_batch *a)
     uint16_t *height = (uint16_t *)a->ptr[A_HEIGHT], *width = (uint16_t *)a->ptr[A_WIDTH];
     for (int i = 0; i < 24; i++) a->ptr[A_IN][i] = (uint8_t)(i % 3);
     for (int k = 0; k < N4; k++) offset[k] = 6u * k, height[k] = 2, width[k] = 3, a->ptr[A_VARIANTS][k] = (uint8_t)(2 * k + 1);
-    a->p = (grid_objects_params){.n_grids = N4, .buf_bytes = 24, .batch_variant = 3, .bg_tie = 0, .flags = 0};
+    a->p = (grid_objects_params){.n_grids = N4, .buf_bytes = 24, .out_entries = 24, .batch_variant = 3, .bg_tie = 0,
+                                 .flags = 0};
     a->ptr[A_VARIANTS] = NULL; /* batch_variant unless a row sets it */
 }
 
@@ -418,6 +419,57 @@ Test(grid_objects_ref, adjacent_arrays_and_huge_sizes)
     }
 }
 
+/* The padding rule (grid_objects.h, "Padding"): the 16-bit atomics work on whole 4-byte words, so labels and
+ * objects hold buf_bytes rounded up to even entries and start 4-byte aligned. Checked after aliasing. */
+Test(grid_objects_ref, unpadded_or_misaligned_outputs_are_err_padding)
+{
+    cr_assert(grid_objects_out_entries(0) == 0 && grid_objects_out_entries(1) == 2 && grid_objects_out_entries(9) == 10 &&
+                  grid_objects_out_entries(24) == 24 && grid_objects_out_entries(UINT64_MAX - 1) == UINT64_MAX - 1 &&
+                  grid_objects_out_entries(UINT64_MAX) == UINT64_MAX,
+              "grid_objects_out_entries must round up to even and saturate");
+    static const char *const rows[] = {"buf_bytes 25, out_entries 25 (unpadded: labels of 50 bytes, 2 mod 4)",
+                                       "out_entries 0 (never set)", "labels at 2 mod 4", "objects at 2 mod 4",
+                                       "labels at 2 mod 4 and overlapping in (aliasing first)"};
+    for (int row = 0; row < 5; row++) {
+        arena_batch a;
+        arena_make(&a);
+        grid_objects_params p = a.p;
+        p.buf_bytes = 25; /* a byte of gap after the last grid: an odd size */
+        p.out_entries = grid_objects_out_entries(p.buf_bytes);
+        expect_verdict(&a, &p, GRID_OBJECTS_OK, 0, "buf_bytes 25, out_entries 26 (padded)");
+        grid_objects_status want = GRID_OBJECTS_ERR_PADDING;
+        switch (row) {
+        case 0: p.out_entries = p.buf_bytes; break;
+        case 1: p.out_entries = 0; break;
+        case 2: a.ptr[A_LABELS] += 2; break;
+        case 3: a.ptr[A_OBJECTS] += 2; break;
+        case 4: a.ptr[A_LABELS] = a.ptr[A_IN] + 2, want = GRID_OBJECTS_ERR_ALIAS; break;
+        }
+        expect_verdict(&a, &p, want, 0, rows[row]);
+        free(a.arena);
+    }
+}
+
+/* Every host result, the tests' and the CLI's (grid_objects_result_init), is sized by the rule and poisoned
+ * to its end, pad included (under the Valgrind gate an array one entry short is an invalid write here). */
+Test(grid_objects_ref, results_are_allocated_and_poisoned_with_the_padded_size)
+{
+    static const uint64_t sizes[] = {0, 1, 9, 24, 65025};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        grid_objects_result res;
+        cr_assert(grid_objects_result_init(&res, 1, sizes[i]) == 0);
+        cr_assert(res.out_entries == grid_objects_out_entries(sizes[i]), "buf_bytes %" PRIu64 ": out_entries %" PRIu64
+                  ", want %" PRIu64, sizes[i], res.out_entries, grid_objects_out_entries(sizes[i]));
+        grid_objects_result_poison(&res, 0x5C);
+        if (res.out_entries) {
+            const uint8_t *last = (const uint8_t *)&res.objects[res.out_entries - 1];
+            cr_assert(res.labels[res.out_entries - 1] == 0xFE5C && last[sizeof res.objects[0] - 1] == 0x5C,
+                      "buf_bytes %" PRIu64 ": the pad entry is not poisoned", sizes[i]);
+        }
+        grid_objects_result_free(&res);
+    }
+}
+
 /* The full overlap check (reference only; the device checks consecutive ascending entries). */
 static void expect_overlap(const uint16_t *h, const uint16_t *w, const uint64_t *offset, size_t n, uint64_t buf_bytes,
                            grid_objects_status want, size_t want_index, const char *row)
@@ -426,7 +478,8 @@ static void expect_overlap(const uint16_t *h, const uint16_t *w, const uint64_t 
     grid_objects_result res;
     cr_assert(in && grid_objects_result_init(&res, n, buf_bytes) == 0);
     grid_objects_result_poison(&res, 0x77);
-    const grid_objects_params p = {.n_grids = n, .buf_bytes = buf_bytes, .batch_variant = 5, .bg_tie = 0, .flags = 0};
+    const grid_objects_params p = {.n_grids = n, .buf_bytes = buf_bytes, .out_entries = res.out_entries,
+                                   .batch_variant = 5, .bg_tie = 0, .flags = 0};
     size_t index = 999;
     const grid_objects_status v = grid_objects_validate(&p, in, offset, h, w, NULL, res.labels, res.objects,
                                                         res.n_objects, res.bg, &index);

@@ -7,117 +7,7 @@
 # leave the folder holding exactly its inputs plus the outputs it is meant to write: complete outputs or none,
 # never a staged ".gw-*" file. STOP_SHIM is tests/hostile/gw_stop_at.c built as a preload library: it stops a
 # command at a chosen call so that a signal lands exactly mid-write.
-set -u
-gw=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") shim=$(cd "$(dirname "$2")" && pwd)/$(basename "$2") work=$3
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-work=$(cd "$work" && pwd)
-unset GW_REQUIRE_GPU GW_DEVICE CRITERION_ALWAYS_SUCCEED GW_STOP_AT
-# The ASan build (sanitizer_suite) runs this too: let the stop shim be preloaded before ASan's runtime.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-
-cases=0 failed=0 dir="" name="" rc=0 problems="" took=""
-declare -A per_class
-
-# ---------------------------------------------------------------- generators
-le16() { printf "\\$(printf %03o $(($1 & 255)))\\$(printf %03o $((($1 >> 8) & 255)))"; }
-le32() { le16 $(($1 & 65535)); le16 $((($1 >> 16) & 65535)); }
-# npy_u2 FILE SHAPE_TEXT BYTES: a .npy of uint16 zeros, header padded to 64 bytes as numpy writes it.
-npy_u2() {
-  local text="{'descr': '<u2', 'fortran_order': False, 'shape': $2, }"
-  local pad=$(( (64 - (10 + ${#text} + 1) % 64) % 64 ))
-  { printf '\223NUMPY\001\000'; le16 $((${#text} + pad + 1)); printf '%s%*s\n' "$text" "$pad" ''
-    head -c "$3" /dev/zero; } > "$1"
-}
-# tiff_u16 FILE PAGES HEIGHT WIDTH: a little-endian multi-page uint16 TIFF laid out as libtiff writes one:
-# page k's data (one strip of random bytes), then its IFD, whose last 4 bytes point to IFD k+1 (0 after the
-# last). A file cut inside such a pointer still holds every byte of the pages before it.
-# entry TAG TYPE VALUE: one 12-byte IFD entry of count 1 (TYPE 3 SHORT, padded; 4 LONG).
-entry() { le16 "$1"; le16 "$2"; le32 1; if [ "$2" = 3 ]; then le16 "$3"; le16 0; else le32 "$3"; fi; }
-tiff_u16() {
-  local file=$1 pages=$2 h=$3 w=$4 k
-  local bytes=$((h * w * 2)) ifd=$((2 + 9 * 12 + 4))
-  { printf 'II*\000'; le32 $((8 + bytes))
-    for ((k = 0; k < pages; k++)); do
-      local data=$((8 + k * (bytes + ifd)))
-      local next=$(( k + 1 < pages ? data + bytes + ifd + bytes : 0 ))
-      head -c "$bytes" /dev/urandom
-      le16 9; entry 256 4 "$w"; entry 257 4 "$h"; entry 258 3 16; entry 259 3 1; entry 262 3 1
-      entry 273 4 "$data"; entry 277 3 1; entry 278 4 "$h"; entry 279 4 "$bytes"; le32 "$next"
-    done; } > "$file"
-}
-# task FILE: a valid ARC task of two small grids.
-task() { printf '{"train": [{"input": [[1, 2], [3, 4]], "output": [[4, 3], [2, 1]]}], "test": [{"input": [[5]]}]}\n' > "$1"; }
-
-# ---------------------------------------------------------------- one case
-# begin CLASS NAME: a fresh folder for the case, made current; the caller then writes its inputs there.
-begin() {
-  cases=$((cases + 1)) problems="" name="$1: $2"
-  per_class[$1]=$((${per_class[$1]:-0} + 1))
-  dir="$work/case$cases"
-  mkdir -p "$dir" && cd "$dir" || exit 1
-}
-listing() { find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort; }
-sums() { find . -type f -exec md5sum {} + | LC_ALL=C sort -k 2; }
-# run LIMIT ARGS...: the command under a time limit (SIGKILL 5 s after the limit), streams kept; sets rc.
-run() {
-  local limit=$1; shift
-  before_list=$(listing) before_sums=$(sums)
-  timeout -k 5 "$limit" "$gw" "$@" > "$work/out.$cases" 2> "$work/err.$cases"
-  rc=$?
-  [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && problems+=" did not finish within ${limit} s;"
-}
-# expect EXIT WORDS OUTPUTS...: exit status; '|'-separated words on stderr ("" for none); the folder must
-# hold the inputs (unchanged) plus exactly OUTPUTS (each non-empty), and nothing else.
-expect() {
-  local want=$1 words=$2 w o; shift 2
-  [ "$rc" -eq "$want" ] || problems+=" exit $rc, want $want;"
-  if [ -n "$words" ]; then
-    local -a list; IFS='|' read -ra list <<< "$words"
-    for w in "${list[@]}"; do grep -qF -- "$w" "$work/err.$cases" || problems+=" stderr lacks \"$w\";"; done
-  fi
-  local sum path
-  while read -r sum path; do
-    [ -n "$path" ] || continue
-    [ "$(md5sum < "$path" 2>/dev/null | cut -d ' ' -f 1)" = "$sum" ] || problems+=" input $path changed or vanished;"
-  done <<< "$before_sums"
-  local want_list; want_list=$( (echo "$before_list"; for o in "$@"; do echo "$o"; done) | grep -v '^$' | LC_ALL=C sort -u)
-  [ "$(listing)" = "$want_list" ] || problems+=" the folder holds [$(listing | tr '\n' ' ')], want [$(echo "$want_list" | tr '\n' ' ')];"
-  for o in "$@"; do [ -s "$o" ] || [ -d "$o" ] || problems+=" output $o is missing or empty;"; done
-  finish
-}
-finish() {
-  if [ -n "$problems" ]; then
-    failed=$((failed + 1))
-    echo "FAIL $name:$problems"
-    sed 's/^/    stderr: /' "$work/err.$cases" | head -n 5
-  else
-    echo "ok   $name (exit $rc${took:+, $took s})"
-  fi
-  took=""
-  cd "$work" || exit 1
-}
-# stopped_case AT SIGNAL ARGS...: runs the command with the shim stopping it at the first call of AT, sends
-# SIGNAL while it is stopped, lets it continue, and sets rc (128 + the signal when it died of it).
-stopped_case() {
-  local at=$1 sig=$2; shift 2
-  before_list=$(listing) before_sums=$(sums)
-  # A background job of a script starts with SIGINT and SIGQUIT ignored, which the CLI rightly keeps:
-  # give it the default actions, as a command started from a terminal has.
-  GW_STOP_AT=$at LD_PRELOAD=$shim env --default-signal=INT,QUIT "$gw" "$@" > "$work/out.$cases" 2> "$work/err.$cases" &
-  local pid=$! state="" i
-  for ((i = 0; i < 600; i++)); do
-    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
-    [ "$state" = T ] || [ -z "$state" ] && break
-    sleep 0.05
-  done
-  if [ "$state" = T ]; then
-    kill "-$sig" "$pid"; kill -CONT "$pid"
-  else
-    problems+=" the command never reached $at (state '${state:-gone}');"
-  fi
-  wait "$pid"; rc=$?
-}
+. "$(dirname "$0")/gw_hostile_lib.sh"
 
 # ---------------------------------------------------------------- 1. special files never block
 for kind in fifo chardev directory; do
@@ -202,10 +92,10 @@ before_list=$(listing) before_sums=$(sums)
 rc=$?
 expect 1 "out/big.json|nothing written"
 
-begin "all or nothing" "ex2d_patch with rdiags.npy already a directory"
+begin "all or nothing" "ex2d_patch with rdiags.npy already a directory (refused before any work since round 2)"
 mkdir -p o/rdiags.npy
 run 120 run ex2d --tier S --device cpu --out-dir o
-expect 1 "o/rdiags.npy: cannot replace the file: Is a directory|nothing written"
+expect 2 "output 'o/rdiags.npy': exists and is not a regular file (a directory)"
 
 begin "all or nothing" "focus_stack with --out-idx a directory"
 npy_u2 stack.npy '(2, 8, 8)' $((2 * 8 * 8 * 2)); mkdir idx.npy
@@ -281,8 +171,149 @@ for key in '"name"' '"note"' '"z"' 't\\u00e9st'; do
 done
 expect 0 "" out.json
 
+# ================================================================ round 2 (docs/testing.md, "Hostile input")
+# Round 2's classes that need no data set; the DESI-file cases are gw_hostile_desi.sh (hostile_input_desi).
+# The files a refused command names need not be valid: the rule is checked before any of them is read.
+
+# ---------------------------------------------------------------- 1. an output is never an input
+for how in name "hard link" symlink; do
+  begin "output is an input" "run ex2d --out names the --image file by $how"
+  printf 'not read\n' > psf.fits; printf 'image bytes\n' > img.fits
+  out=img.fits
+  case $how in "hard link") ln img.fits out.fits; out=out.fits ;; symlink) ln -s img.fits out.fits; out=out.fits ;; esac
+  run 20 run ex2d --device cpu --psf psf.fits --image img.fits --fibres 0:5 --waves 5700:5760:1 --out "$out"
+  expect 2 "--out '$out' is the input file --image 'img.fits': refusing to overwrite an input"
+done
+begin "output is an input" "run ex2d --out names the --psf file"
+printf 'psf bytes\n' > psf.fits; printf 'image bytes\n' > img.fits
+run 20 run ex2d --device cpu --psf psf.fits --image img.fits --fibres 0:5 --waves 5700:5760:1 --out ./psf.fits
+expect 2 "--out './psf.fits' is the input file --psf 'psf.fits'"
+begin "output is an input" "synth ex2d --out names the --psf file"
+printf 'psf bytes\n' > psf.fits
+run 20 synth ex2d --psf psf.fits --fibres 0:5 --waves 5700:5760:1 --out psf.fits
+expect 2 "--out 'psf.fits' is the input file --psf 'psf.fits'"
+
+# ---------------------------------------------------------------- 2. bench: every output apart from the inputs and each other
+smoke=(bench grid_d4 --size smoke --reps 2 --cpu-reps 1 --device cpu --no-monitor)
+"$gw" "${smoke[@]}" --json "$work/base.json" > /dev/null 2>&1 || echo "FAIL could not make the bench baseline"
+begin "bench outputs" "--json F --html R --baseline F"
+cp "$work/base.json" F.json
+run 60 "${smoke[@]}" --json F.json --html R.html --baseline F.json
+expect 2 "--json 'F.json' is the input file --baseline 'F.json'"
+begin "bench outputs" "--html F --baseline F"
+cp "$work/base.json" F.json
+run 60 "${smoke[@]}" --html F.json --baseline F.json
+expect 2 "--html 'F.json' is the input file --baseline 'F.json'"
+begin "bench outputs" "--json R --html R"
+run 60 "${smoke[@]}" --json R --html R
+expect 2 "--json 'R' and --html 'R' are the same file"
+begin "bench outputs" "--json, --html and --baseline apart: both written (the control)"
+cp "$work/base.json" old.json
+run 120 "${smoke[@]}" --json new.json --html page.html --baseline old.json
+expect 0 "" new.json page.html
+
+# ---------------------------------------------------------------- 6. no reader blocks on a FIFO
+begin "FIFO inputs" "bench --baseline a FIFO"
+mkfifo base.json
+run 20 "${smoke[@]}" --html page.html --baseline base.json
+expect 1 "--baseline: base.json: not a regular file (a FIFO)"
+begin "FIFO inputs" "GW_NVML_LIBRARY names a FIFO (check --monitor)"
+mkfifo nvml.so
+with_env GW_NVML_LIBRARY="$dir/nvml.so" run 60 check --size small --device cpu --monitor
+expect 0 "nvml.so: not a regular file (a FIFO)"
+
+# ---------------------------------------------------------------- 7. OMP_NUM_THREADS is capped as --threads is
+begin "thread counts" "OMP_NUM_THREADS=100000 check"
+with_env OMP_NUM_THREADS=100000 run 120 check --size small --device cpu
+expect 0 "OMP_NUM_THREADS=100000 asks for more than 1024 threads|using 1024"
+begin "thread counts" "OMP_NUM_THREADS=40000 bench"
+with_env OMP_NUM_THREADS=40000 run 120 "${smoke[@]}"
+expect 0 "OMP_NUM_THREADS=40000 asks for more than 1024 threads"
+
+# ---------------------------------------------------------------- 8. a bad output place is refused before any work
+for place in "nodir/f.fits|directory 'nodir' does not exist" "adir|exists and is not a regular file (a directory)" \
+             "afifo|exists and is not a regular file (a FIFO)"; do
+  target=${place%%|*} words=${place#*|}
+  begin "bad output place" "run ex2d --out $target"
+  printf 'not read\n' > psf.fits; printf 'not read\n' > img.fits; mkdir adir; mkfifo afifo
+  run 20 run ex2d --device cpu --psf psf.fits --image img.fits --fibres 0:5 --waves 5700:5760:1 --out "$target"
+  expect 2 "--out '$target': $words"
+done
+begin "bad output place" "synth ex2d --out nodir/i.fits"
+printf 'not read\n' > psf.fits
+run 20 synth ex2d --psf psf.fits --fibres 0:5 --waves 5700:5760:1 --out nodir/i.fits
+expect 2 "--out 'nodir/i.fits': directory 'nodir' does not exist"
+begin "bad output place" "bench --json a directory: refused before the bench"
+mkdir out.json
+run 20 "${smoke[@]}" --json out.json
+refute "grid_d4_ref"
+expect 2 "--json 'out.json': exists and is not a regular file (a directory)"
+for baseline in "malformed|{\"schema\": \"gpuwitness-bench/1\"|--baseline: old.json: not valid JSON" \
+                "directory||--baseline: old.json: not a regular file (a directory)" \
+                "another file|{\"a\": 1}|--baseline: old.json: not a gpuwitness bench result" \
+                "a result with a negative time|negative|report.py: 'old.json': measurements[0]"; do
+  IFS='|' read -r what text words <<< "$baseline"
+  begin "bad output place" "bench --baseline $what: refused before the bench, nothing written"
+  case $what in
+    directory) mkdir old.json ;;
+    *negative*) sed -E '0,/"median":[[:space:]]*[0-9.eE+-]+/s//"median": -1/' "$work/base.json" > old.json ;;
+    *) printf '%s\n' "$text" > old.json ;;
+  esac
+  run 20 "${smoke[@]}" --json new.json --html page.html --baseline old.json
+  refute "grid_d4_ref"
+  expect 1 "$words|nothing run, nothing written"
+done
+
+# ---------------------------------------------------------------- 9. --waves refused on its own terms
+begin "wavelength grid" "a step below the spacing of doubles"
+printf 'not read\n' > psf.fits; printf 'not read\n' > img.fits
+run 20 run ex2d --device cpu --psf psf.fits --image img.fits --fibres 0:5 --waves 5700:5700.00000000001:1e-15 --out f.fits
+expect 2 "--waves '5700:5700.00000000001:1e-15'|below 8 times the spacing of doubles at W1"
+begin "wavelength grid" "DW = 1e-300: no 300-digit bin count"
+printf 'not read\n' > psf.fits; printf 'not read\n' > img.fits
+run 20 run ex2d --device cpu --psf psf.fits --image img.fits --fibres 0:5 --waves 5700:5760:1e-300 --out f.fits
+[ "$(wc -L < "$work/err.$cases")" -lt 300 ] || problems+=" a message line of $(wc -L < "$work/err.$cases") characters;"
+expect 2 "--waves '5700:5760:1e-300'"
+begin "wavelength grid" "too many bins, a count in digits (the control: 1e-300 above gave 300 of them)"
+printf 'not read\n' > psf.fits; printf 'not read\n' > img.fits
+run 20 run ex2d --device cpu --psf psf.fits --image img.fits --fibres 0:5 --waves 1:1000000:1e-5 --out f.fits
+expect 2 "99999900001 bins, at most 100000"
+
+# ---------------------------------------------------------------- 10. messages that blame the right thing
+begin "messages" "doctor with GW_DEVICE=banana"
+with_env GW_DEVICE=banana run 60 doctor
+grep -qF "GW_DEVICE:            banana: INVALID" "$work/out.$cases" || problems+=" stdout does not call banana invalid;"
+expect 1 "GW_DEVICE 'banana': must be one of cuda, cuda:N, cpu, auto"
+
+# ---------------------------------------------------------------- 11. re-running over existing outputs costs what the first run did
+# Counted in stat() calls (the stop shim counts them): 8,000 files took 92 s against 8 s the first time, with
+# n^2 calls; the rule is at most 8 calls per file, whatever the disk's speed.
+begin "linear cost" "run grid_d4 over 600 existing outputs: stat() calls grow with n, not n^2"
+mkdir in out
+for ((i = 0; i < 600; i++)); do printf '{"train": [{"input": [[1]], "output": [[2]]}], "test": [{"input": [[3]]}]}\n'; done |
+  split -l 1 -a 3 -d --additional-suffix=.json - in/t
+"$gw" run grid-d4 --op rot90 --device cpu --out-dir out in/*.json > /dev/null 2>&1
+with_env LD_PRELOAD="$shim" GW_COUNT_STAT="$work/stats.$cases" run 120 run grid-d4 --op rot90 --device cpu --out-dir out in/*.json
+calls=$(sort -n "$work/stats.$cases" 2>/dev/null | tail -n 1)
+[ -n "$calls" ] && [ "$calls" -le $((8 * 600)) ] || problems+=" ${calls:-no count of} stat() calls for 600 files;"
+expect 0 ""
+
+# ---------------------------------------------------------------- docs that say what the tool does
+begin "docs" "docs/errors.md lists the kernels that run names"
+run 20 run nope
+listed=$(sed -n "s/.*unknown kernel 'nope': kernels are \(.*\)$/\1/p" "$work/err.$cases")
+tr '\n' ' ' < "$docs/errors.md" | grep -qF "unknown kernel 'X': kernels are $listed" ||
+  problems+=" docs/errors.md does not say \"kernels are $listed\";"
+expect 2 "unknown kernel 'nope'"
+begin "docs" "run --help names --threads for DESI ex2d; synth --help every option of synth ex2d"
+run 20 run --help
+sed -n '/gpuwitness run ex2d --psf/,/^  the same on DESI/p' "$work/out.$cases" | grep -qF -- "--threads" ||
+  problems+=" run --help's DESI synopsis lacks --threads;"
+"$gw" synth --help > "$work/synth.$cases" 2>&1
+for option in --psf --fibres --waves --out --seed --clean --bundle-size --wavesize --threads; do
+  grep -qF -- "$option" "$work/synth.$cases" || problems+=" synth --help lacks $option;"
+done
+expect 0 ""
+
 # ---------------------------------------------------------------- summary
-for c in "${!per_class[@]}"; do echo "cases: ${per_class[$c]} $c"; done | LC_ALL=C sort
-echo "gw_hostile: $cases cases, $failed failed"
-cd / && rm -rf "$work"
-[ "$failed" -eq 0 ] && [ "$cases" -gt 0 ]
+hostile_summary gw_hostile

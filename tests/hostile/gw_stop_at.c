@@ -4,7 +4,10 @@
  * and then let it continue:
  *   GW_STOP_AT=fsync    a staged output is being written (lib/io gw_outfile_finish)
  *   GW_STOP_AT=rename   the outputs are being committed (gw_outfile_commit_all)
- * Without GW_STOP_AT it changes nothing. Test code only; nothing of the project links it.
+ * and, with GW_COUNT_STAT=FILE, counts each process's stat() calls and appends the count to FILE at its exit
+ * (the cost of a command's checks, measured in calls instead of seconds that a busy disk makes noisy; a
+ * wrapper such as timeout(1) appends its own line, so the reader takes the largest).
+ * Without either variable it changes nothing. Test code only; nothing of the project links it.
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void stop_if_asked(const char *name)
@@ -35,4 +39,23 @@ int rename(const char *from, const char *to)
     stop_if_asked("rename");
     int (*real)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
     return real(from, to);
+}
+
+static unsigned long stat_calls;
+
+int stat(const char *restrict path, struct stat *restrict st)
+{
+    stat_calls++;
+    int (*real)(const char *restrict, struct stat *restrict) =
+        (int (*)(const char *restrict, struct stat *restrict))dlsym(RTLD_NEXT, "stat");
+    return real(path, st);
+}
+
+__attribute__((destructor)) static void write_stat_count(void)
+{
+    const char *to = getenv("GW_COUNT_STAT");
+    FILE *f = to ? fopen(to, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "%lu\n", stat_calls);
+    fclose(f);
 }

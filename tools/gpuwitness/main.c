@@ -71,6 +71,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
     gw_outfile_cleanup_on_signals();
+    gw_cli_cap_openmp_threads();
     if (argc < 2) {
         print_help(stderr);
         fputs("\ngpuwitness: missing COMMAND: one of doctor, check, run, trace, bench, synth\n", stderr);

@@ -4,11 +4,23 @@
  *
  * Read. The path is opened with gw_infile_open (gw_infile.h): a FIFO, a device or a directory fails at once
  * ("x.fits: not a regular file (a FIFO)") instead of blocking. The whole file is read through that one
- * descriptor and cfitsio parses the bytes in memory (fits_open_memfile): the file checked is the file read,
- * and a file that is not whole 2880-byte blocks, or an HDU whose header claims more data than the file
- * holds, is refused as truncated before any allocation sized from the header. Errors name the file, the HDU (its number, 0 = primary, or its EXTNAME),
- * the keyword, column or parameter, and the rule, with cfitsio's own status text appended where it said
- * something, e.g.
+ * descriptor and cfitsio parses the bytes in memory (fits_open_memfile): the file checked is the file read.
+ * Every HDU's header is read once, in order, before anything else, and the file is refused when cfitsio
+ * cannot parse one (with cfitsio's words: "img.fits: HDU 1: corrupt tile-compressed image header (cfitsio:
+ * ...)"), when an HDU's data would end past the end of the file or the file ends inside a header ("...:
+ * truncated ...", before any allocation sized from a header), and when anything follows the last HDU
+ * ("psf.fits: 100 bytes after the last HDU (HDU 1 ends at byte 164160): a FITS file ends with its last HDU and
+ * is a whole number of 2880-byte blocks"; whole blocks there too, even FITS "special records", which no DESI
+ * file holds: bytes after the end are damage or a file appended to). HDUs are found by EXTNAME (case aside, as
+ * cfitsio and astropy compare); a name looked up that two HDUs bear is refused ("img.fits: HDUs 1 and 4 are
+ * both named 'IMAGE': expected one"), as is an HDU of the wrong kind (a table named IMAGE). Headers that
+ * crash cfitsio 4.2 are refused before it reads them, each with a FITS rule they break: a TTYPEn not in
+ * quotes, an unquoted value of 29 characters or more for a Z keyword, a ZTILEn that is not a positive whole
+ * number, TFIELDS above 999, a tile-compressed image without its COMPRESSED_DATA column. Every GZIP_1/GZIP_2
+ * tile of a tile-compressed image is inflated once with zlib at open and must end within the tile (exactly
+ * its bytes, all its input): cfitsio 4.2 loops for ever on one that does not. Errors name the
+ * file, the HDU (its number, 0 = primary, or its EXTNAME), the keyword, column or parameter, and the rule,
+ * with cfitsio's own status text appended where it said something, e.g.
  *   "psf.fits: HDU 1: keyword HSIZEX missing"
  *   "psf.fits: HDU 'PSF': column COEFF: row 'GH-3-2' holds 150 values, expected nfibre*ncoef = 200"
  *   "img.fits: HDU 'IVAR': pixel (row 12, column 40) is -1: ivar must be >= 0"
@@ -19,7 +31,8 @@
  * HDU (PSFVER 2: HDU 1; 3: EXTNAME 'PSF'; PSFTYPE there too when present) holds FIBERMIN, FIBERMAX, NPIX_X,
  * NPIX_Y, HSIZEX, HSIZEY, GHDEGX, GHDEGY (integer-valued numbers) and one row per parameter: PARAM (its name,
  * blanks and NULs around it ignored) and COEFF ([nfibre][ncoef] per row: TDIM (ncoef, nfibre), or no TDIM
- * and a repeat that nfibre divides). Rules: FIBERMIN >= 0, FIBERMAX >= FIBERMIN, NPIX_* > 0,
+ * and a repeat that nfibre divides). Rules: FIBERMIN >= 0, FIBERMAX >= FIBERMIN, NPIX_* > 0 and
+ * NPIX_X * NPIX_Y <= GW_DESI_MAX_PIXELS (the CCD is the size of the image the PSF extracts from),
  * 0 <= HSIZE* <= EX2D_MAX_HALF_SIZE, 0 <= GHDEG* <= EX2D_MAX_DEGREE, 1 <= ncoef <= EX2D_PSF_MAX_LEGENDRE, no
  * PARAM twice, every coefficient finite, every domain WAVEMIN < WAVEMAX (finite). Needed parameters: GHSIGX,
  * GHSIGY, GH-i-j for 0 <= i <= GHDEGX, 0 <= j <= GHDEGY, TAILAMP, TAILCORE, TAILXSCA, TAILYSCA, TAILINDE, and
@@ -35,9 +48,13 @@
  * Image (gw_desi_image_read): a preprocessed CCD image with image HDUs (compressed tile images too) named by
  * EXTNAME 'IMAGE' (may be the primary), 'IVAR' and 'MASK', all three 2-D of one shape [npix_y][npix_x] with at
  * most GW_DESI_MAX_PIXELS pixels. IMAGE and IVAR: any BITPIX, read as double; MASK: an integer BITPIX (uint32
- * through BZERO included); a nonzero MASK pixel sets that pixel's ivar to 0 (counted in nmasked). Then, where
- * ivar is 0 (masked or not) an IMAGE value that is not finite is read as 0: the pixel has no weight. Elsewhere
- * IMAGE must be finite and IVAR finite and >= 0.
+ * through BZERO included); a nonzero MASK pixel sets that pixel's ivar to 0 (counted in nmasked). So does an
+ * undefined pixel of an integer HDU, in any of the three (FITS BLANK; when tile-compressed, ZBLANK or the
+ * tile's null value): an undefined IMAGE or IVAR pixel has no value, so no weight, and an undefined MASK pixel
+ * is not known to be good. Then, where ivar is 0 (masked or not) an IMAGE value that is not finite is read as
+ * 0: the pixel has no weight. Elsewhere IMAGE must be finite and IVAR finite and >= 0. Each HDU is read with
+ * one cfitsio call, so any tiling costs one decompression per tile; the read holds the file's bytes and 17
+ * bytes a pixel (IMAGE and IVAR as doubles, a mask flag).
  *
  * Write (gw_desi_image_write, gw_desi_frame_write): cfitsio builds the file in memory, which then goes through
  * gw_outfile (gw_outfile.h): a temporary file beside the target, fsync, rename; a failed write leaves no file
@@ -67,8 +84,9 @@
 extern "C" {
 #endif
 
-/* A larger image is refused (twice a DESI CCD's 4114 x 4128): a compressed header could otherwise ask for
- * any allocation. */
+/* A larger image is refused, and a PSF whose CCD (NPIX_X x NPIX_Y) is larger: a compressed header could
+ * otherwise ask for any allocation. 2^25 = 33,554,432 pixels is 1.98 times the CCD of the DESI PSF in
+ * specter's tests (4114 x 4128 = 16,982,592) and costs 544 MiB to read (17 bytes a pixel). */
 #define GW_DESI_MAX_PIXELS ((size_t)1 << 25)
 
 /* Reads the PSF at path into *psf (zeroed first). 0, or -1 with err filled and *psf zeroed. */
@@ -76,8 +94,8 @@ int gw_desi_psf_read(const char *path, ex2d_psf *psf, char *err, size_t err_size
 
 typedef struct gw_desi_image {
     int npix_x, npix_y;   /* columns, rows */
-    double *image, *ivar; /* [npix_y][npix_x], owned; ivar is 0 where MASK is nonzero */
-    size_t nmasked;       /* pixels with a nonzero MASK */
+    double *image, *ivar; /* [npix_y][npix_x], owned; ivar is 0 where masked */
+    size_t nmasked;       /* pixels masked: a nonzero MASK, or undefined (BLANK) in IMAGE, IVAR or MASK */
 } gw_desi_image;
 
 /* Reads a preprocessed image. 0, or -1 with err filled and *img zeroed. */

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +25,10 @@ extern "C" {
 /* A read-only descriptor of the regular file at path, and its stat in *st (may be NULL); -1 with err
  * "<path>: cannot open: <cause>" or "<path>: not a regular file (<kind>)", and nothing left open. */
 int gw_infile_open(const char *path, struct stat *st, char *err, size_t err_size);
+
+/* What a file of this mode is, in the words of the messages: "a directory", "a FIFO", "a character device",
+ * "a block device", "a socket"; "a regular file". */
+const char *gw_file_kind(mode_t mode);
 
 #ifdef __cplusplus
 }

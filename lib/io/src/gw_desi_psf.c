@@ -63,15 +63,11 @@ static int read_table_header(psf_ctx *c, ex2d_psf *psf)
         }
     } else {
         snprintf(c->hdu, sizeof c->hdu, "'PSF'");
-        if (fits_movnam_hdu(c->in.f, BINARY_TBL, "PSF", 0, &status)) {
-            char said[64];
-            ERR("%s: HDU 'PSF' missing: PSFVER 3 keeps the PSF table in a binary table named PSF%s", c->path,
-                gw_fits_said(status == BAD_HDU_NUM ? 0 : status, said, sizeof said));
+        if (gw_fits_move_named(&c->in, c->path, "PSF", BINARY_TBL,
+                               ": PSFVER 3 keeps the PSF table in a binary table named PSF", c->err, c->err_size) != 0)
             return -1;
-        }
     }
     fits_get_hdu_num(c->in.f, &c->table_hdu);
-    if (gw_fits_check_extent(&c->in, c->path, c->hdu, c->err, c->err_size) != 0) return -1;
     char v[FLEN_VALUE] = "";
     if (fits_read_key(c->in.f, TSTRING, "PSFTYPE", v, NULL, &status) == 0 && strcmp(v, "GAUSS-HERMITE") != 0) {
         ERR("%s: HDU %s: keyword PSFTYPE = '%s': expected 'GAUSS-HERMITE'", c->path, c->hdu, v);
@@ -98,6 +94,15 @@ static int read_table_header(psf_ctx *c, ex2d_psf *psf)
             fmax, psf->fibre_min);
         return -1;
     }
+    /* The CCD is the size of the image this PSF extracts from: refused here, before any work, if the image
+     * reader would refuse that image. */
+    if ((unsigned long long)psf->npix_x * (unsigned long long)psf->npix_y > GW_DESI_MAX_PIXELS) {
+        ERR("%s: HDU %s: keywords NPIX_X x NPIX_Y = %d x %d = %llu pixels: more than GW_DESI_MAX_PIXELS = %zu, the "
+            "largest image read (an image extracted with this PSF must be its CCD's size)", c->path, c->hdu,
+            psf->npix_x, psf->npix_y, (unsigned long long)psf->npix_x * (unsigned long long)psf->npix_y,
+            GW_DESI_MAX_PIXELS);
+        return -1;
+    }
     psf->nfibre = fmax - psf->fibre_min + 1;
     psf->psfver = c->ver;
     if (c->ver == 3) {
@@ -119,12 +124,9 @@ static int read_trace(psf_ctx *c, const char *name, ex2d_psf_param *prm, double 
     int status = 0, naxis = 0;
     char hdu[32], said[64];
     snprintf(hdu, sizeof hdu, "'%s'", name);
-    if (fits_movnam_hdu(c->in.f, IMAGE_HDU, (char *)name, 0, &status)) {
-        ERR("%s: HDU '%s' missing: PSFVER 3 keeps the trace in an image named %s%s", c->path, name, name,
-            gw_fits_said(status == BAD_HDU_NUM ? 0 : status, said, sizeof said));
-        return -1;
-    }
-    if (gw_fits_check_extent(&c->in, c->path, hdu, c->err, c->err_size) != 0) return -1;
+    char missing[64];
+    snprintf(missing, sizeof missing, ": PSFVER 3 keeps the trace in an image named %s", name);
+    if (gw_fits_move_named(&c->in, c->path, name, IMAGE_HDU, missing, c->err, c->err_size) != 0) return -1;
     LONGLONG naxes[2] = {0, 0};
     fits_get_img_dim(c->in.f, &naxis, &status);
     if (status == 0 && naxis == 2) fits_get_img_sizell(c->in.f, 2, naxes, &status);

@@ -8,8 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *kind_of(mode_t mode)
+const char *gw_file_kind(mode_t mode)
 {
+    if (S_ISREG(mode)) return "a regular file";
     if (S_ISDIR(mode)) return "a directory";
     if (S_ISFIFO(mode)) return "a FIFO";
     if (S_ISCHR(mode)) return "a character device";
@@ -29,7 +30,7 @@ int gw_infile_open(const char *path, struct stat *st, char *err, size_t err_size
      * keeps the open itself from waiting on a FIFO that took its place. */
     struct stat named;
     if (stat(path, &named) == 0 && !S_ISREG(named.st_mode)) {
-        set_err(err, err_size, "%s: not a regular file (%s)", path, kind_of(named.st_mode));
+        set_err(err, err_size, "%s: not a regular file (%s)", path, gw_file_kind(named.st_mode));
         return -1;
     }
     int fd;
@@ -48,7 +49,7 @@ int gw_infile_open(const char *path, struct stat *st, char *err, size_t err_size
         return -1;
     }
     if (!S_ISREG(s->st_mode)) {
-        set_err(err, err_size, "%s: not a regular file (%s)", path, kind_of(s->st_mode));
+        set_err(err, err_size, "%s: not a regular file (%s)", path, gw_file_kind(s->st_mode));
         close(fd);
         return -1;
     }

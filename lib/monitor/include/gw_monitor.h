@@ -14,7 +14,8 @@
  *   gw_monitor_stop(m);
  *
  * NVML is loaded at run time (dlopen of libnvidia-ml.so.1, which comes with the driver; GW_NVML_LIBRARY
- * names another file, e.g. the tests' fake NVML), so nothing here needs the driver to link or start.
+ * names another file, e.g. the tests' fake NVML, opened through gw_infile's regular-file rule), so nothing
+ * here needs the driver to link or start.
  * Built without NVIDIA's nvml.h (GW_HAVE_NVML 0) every start fails with a reason that says so.
  * Prints nothing; the thread blocks every signal and never keeps the process alive (exit() ends it).
  */

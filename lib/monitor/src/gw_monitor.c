@@ -92,8 +92,11 @@ void gw_monitor_summarize(gw_monitor *m, uint64_t t0_us, uint64_t t1_us, gw_moni
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <nvml.h>
+
+#include "gw_infile.h"
 
 typedef struct sample {
     uint64_t t_us;
@@ -330,7 +333,21 @@ int gw_monitor_start(gw_monitor **out, const gw_monitor_config *c, char *why, si
         release(m, 0);
         return fail(why, why_size, "out of memory%s%s", "", "");
     }
-    m->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (strchr(path, '/')) {
+        /* A file named by the user goes through the regular-file rule of every input (gw_infile.h): dlopen of a
+         * FIFO would block forever. The library loaded is the file checked, through its open descriptor. */
+        char err[512], fd_path[64];
+        const int fd = gw_infile_open(path, NULL, err, sizeof err);
+        if (fd < 0) {
+            release(m, 0);
+            return fail(why, why_size, "cannot load %s%s", err, "");
+        }
+        snprintf(fd_path, sizeof fd_path, "/proc/self/fd/%d", fd);
+        m->lib = dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
+        close(fd);
+    } else {
+        m->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL); /* the loader's search for the driver's library */
+    }
     if (!m->lib) {
         const char *e = dlerror();
         release(m, 0);

@@ -259,6 +259,10 @@ typedef struct gw_bench_html {
 /* Finds both and checks that the script's imports work, before any work. 0, or -1 with err naming what is
  * missing (python3, report.py, or the modules with their Debian packages). */
 int gw_bench_html_prepare(gw_bench_html *h, char *err, size_t err_size);
+/* Runs report.py --check on the bench result at json_path (the --baseline), its refusal on stderr: 0 when
+ * the page can be made from it, -1 with err otherwise. */
+int gw_bench_html_check(const gw_bench_html *h, const char *json_path, char *err, size_t err_size);
+
 /* Runs report.py on the bench JSON text (fed on its stdin), with an optional baseline file, its page going to
  * out_fd (a staged gw_outfile). 0, or -1 with err. */
 int gw_bench_html_render(const gw_bench_html *h, const char *json_text, const char *baseline, int out_fd, char *err,

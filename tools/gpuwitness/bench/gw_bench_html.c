@@ -126,6 +126,21 @@ int gw_bench_html_prepare(gw_bench_html *h, char *err, size_t err_size)
     return -1;
 }
 
+int gw_bench_html_check(const gw_bench_html *h, const char *json_path, char *err, size_t err_size)
+{
+    char *argv[] = {(char *)h->python, (char *)h->script, "--check", (char *)json_path, NULL};
+    pid_t pid;
+    const int rc = spawn(h, argv, -1, -1, STDOUT_FILENO, &pid);
+    if (rc) {
+        snprintf(err, err_size, "cannot run %s: %s", h->python, strerror(rc));
+        return -1;
+    }
+    const int status = wait_for(pid);
+    if (status == 0) return 0;
+    snprintf(err, err_size, "%s refused it (exit status %d; its message is above)", h->script, status);
+    return -1;
+}
+
 int gw_bench_html_render(const gw_bench_html *h, const char *json_text, const char *baseline, int out_fd, char *err,
                          size_t err_size)
 {

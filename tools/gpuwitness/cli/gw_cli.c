@@ -12,6 +12,9 @@
 #include <time.h>
 
 #include <cuda_runtime_api.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "gw_cli_cuda.h"
 
@@ -128,6 +131,23 @@ void gw_cli_print_call_witness(const char *indent, const char *receipt, char *fi
     snprintf(prefix, sizeof prefix, "%switness check: %s", indent, violations ? "violation: " : "");
     if (findings[0]) gw_cli_print_lines(stdout, findings, prefix);
     else printf("%switness check: ok (1 launch, %llu items, code for this device's architecture)\n", indent, items);
+}
+
+void gw_cli_cap_openmp_threads(void)
+{
+#ifdef _OPENMP
+    /* OMP_NUM_THREADS is a list ("8,4": one team size per nesting level); the first is the one we run */
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (!env) return;
+    while (*env == ' ' || *env == '\t') env++;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long asked = strtoull(env, &end, 10);
+    if (end == env || *env == '-' || (errno == 0 && asked <= GW_CLI_MAX_THREADS)) return; /* libgomp's to judge */
+    omp_set_num_threads(GW_CLI_MAX_THREADS);
+    fprintf(stderr, "gpuwitness: OMP_NUM_THREADS=%s asks for more than %d threads, the most this tool runs (as "
+            "--threads): using %d\n", getenv("OMP_NUM_THREADS"), GW_CLI_MAX_THREADS, GW_CLI_MAX_THREADS);
+#endif
 }
 
 double gw_cli_now_ms(void)

@@ -43,6 +43,14 @@ int gw_cli_select_device(const char *cmd, const char *spec, gw_device_choice *ch
 
 double gw_cli_now_ms(void);
 
+/* The most threads any CPU path of the CLI runs (--threads' limit, and OMP_NUM_THREADS's here). */
+#define GW_CLI_MAX_THREADS 1024
+
+/* Caps the OpenMP team size that OMP_NUM_THREADS asks for at GW_CLI_MAX_THREADS, saying so on stderr: libgomp
+ * starts every thread asked for and, at tens of thousands, fails or crashes inside the first parallel region.
+ * Called once by main, before any command. */
+void gw_cli_cap_openmp_threads(void);
+
 /* A whole number written in plain decimal digits (no sign, space or base prefix: strtoull alone accepts
  * " -1" as 2^64-1), at most max. 0 when it is one, -1 otherwise. */
 int gw_cli_parse_u64(const char *text, unsigned long long max, unsigned long long *value);

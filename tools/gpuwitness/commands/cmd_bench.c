@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gw_bench.h"
+#include "gw_cli_files.h"
 #include "gw_commands.h"
 #include "gw_kernel.h"
+#include "gw_infile.h"
 #include "gw_outfile.h"
 
 static void print_help(void)
@@ -148,12 +151,6 @@ static int set_option(bench_options *o, const char *name, const char *v)
         return 0;
     }
     if (!strcmp(name, "--baseline")) {
-        FILE *f = fopen(v, "r");
-        if (!f) {
-            fprintf(stderr, "gpuwitness bench: --baseline '%s': cannot read it: %s\n", v, strerror(errno));
-            return GW_EXIT_USAGE;
-        }
-        fclose(f);
         o->baseline = v;
         return 0;
     }
@@ -280,6 +277,67 @@ static int parse(int argc, char **argv, bench_options *o)
     return GW_EXIT_OK;
 }
 
+/* The output rule (gw_cli_files.h) over every file bench writes (--json, --html, --trace, --dump-inputs'
+ * manifest) and the one it reads (--baseline), before any work. 0, or GW_EXIT_USAGE (printed). */
+static int check_outputs(const bench_options *o, const char *manifest_path)
+{
+    gw_cli_file outs[4];
+    size_t n = 0;
+    if (o->json) outs[n++] = (gw_cli_file){"--json", o->json, NULL};
+    if (o->html) outs[n++] = (gw_cli_file){"--html", o->html, NULL};
+    if (o->trace) outs[n++] = (gw_cli_file){"--trace", o->trace, NULL};
+    struct stat st; /* a --dump-inputs folder that does not exist yet is made later (prepare_dump_dir) */
+    if (o->dump_dir && stat(o->dump_dir, &st) == 0 && S_ISDIR(st.st_mode))
+        outs[n++] = (gw_cli_file){"--dump-inputs", manifest_path, NULL};
+    const gw_cli_file baseline = {"--baseline", o->baseline, NULL};
+    return gw_cli_check_outputs("gpuwitness bench", outs, n, &baseline, o->baseline ? 1 : 0) ? GW_EXIT_USAGE : 0;
+}
+
+/* --baseline: a regular file (gw_infile.h) that holds a bench result, read and checked before any work, so that
+ * a wrong file fails now and not after the whole run (the report reads it again at the end, after the checks
+ * of bench/report.py). 0, or GW_EXIT_FAIL (printed). */
+static int check_baseline(const char *path)
+{
+    enum { MAX_BYTES = 256 << 20 };
+    char err[1024] = "";
+    struct stat st;
+    char *text = NULL;
+    cJSON *doc = NULL;
+    const int fd = gw_infile_open(path, &st, err, sizeof err);
+    if (fd >= 0) {
+        if (st.st_size > MAX_BYTES) {
+            snprintf(err, sizeof err, "%s: %lld bytes, more than a bench result's limit of %d", path,
+                     (long long)st.st_size, MAX_BYTES);
+        } else if (!(text = malloc((size_t)st.st_size + 1))) {
+            snprintf(err, sizeof err, "%s: out of memory", path);
+        } else {
+            size_t got = 0;
+            ssize_t n = 0;
+            while (got < (size_t)st.st_size && ((n = read(fd, text + got, (size_t)st.st_size - got)) > 0 ||
+                                                (n < 0 && errno == EINTR)))
+                got += n > 0 ? (size_t)n : 0;
+            if (n < 0 || got < (size_t)st.st_size) snprintf(err, sizeof err, "%s: read error: %s", path,
+                                                            n < 0 ? strerror(errno) : "the file shrank");
+            else if (!(doc = cJSON_ParseWithLength(text, got)))
+                snprintf(err, sizeof err, "%s: not valid JSON (near byte %td)", path, cJSON_GetErrorPtr() - text);
+        }
+        close(fd);
+    }
+    if (doc) {
+        const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+        if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "gpuwitness-bench/1"))
+            snprintf(err, sizeof err, "%s: not a gpuwitness bench result: \"schema\" must be \"gpuwitness-bench/1\"",
+                     path);
+        else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "measurements")))
+            snprintf(err, sizeof err, "%s: \"measurements\" must be a list", path);
+    }
+    cJSON_Delete(doc);
+    free(text);
+    if (!err[0]) return 0;
+    fprintf(stderr, "gpuwitness bench: --baseline: %s; nothing run, nothing written\n", err);
+    return GW_EXIT_FAIL;
+}
+
 /* --dump-inputs DIR exists as a directory afterwards (created when missing), or a usage error. */
 static int prepare_dump_dir(const char *dir)
 {
@@ -316,33 +374,28 @@ static int trace_writable(const char *path)
     return ok;
 }
 
-/* Writes json into f and renames it over its target; 0, or -1 (printed). f is discarded either way. */
-static int finish_output(gw_outfile *f, const cJSON *json, const char *what)
+/* Writes json into the staged file f and finishes it (the set is committed together); 0, or -1 (printed). */
+static int stage_json(gw_outfile *f, const cJSON *json, const char *what)
 {
     char err[512] = "out of memory formatting it";
     char *text = json ? cJSON_Print(json) : NULL;
     const int rc = !text || gw_outfile_write(f, text, strlen(text), err, sizeof err) ||
-                   gw_outfile_write(f, "\n", 1, err, sizeof err) || gw_outfile_finish(f, err, sizeof err) ||
-                   gw_outfile_commit(f, err, sizeof err);
+                   gw_outfile_write(f, "\n", 1, err, sizeof err) || gw_outfile_finish(f, err, sizeof err);
     if (rc) fprintf(stderr, "gpuwitness bench: writing the %s: %s\n", what, err);
-    gw_outfile_discard(f);
     cJSON_free(text);
     return rc ? -1 : 0;
 }
 
-/* Runs bench/report.py on the document into f and renames it over its target; 0, or -1 (printed). f is
- * discarded either way. */
-static int finish_html(gw_outfile *f, const char *target, const gw_bench_html *h, const cJSON *doc,
-                       const char *baseline)
+/* Runs bench/report.py on the document into the staged file f and finishes it; 0, or -1 (printed). The
+ * baseline is read here, while every output of the run is still staged: no output of this run can be it. */
+static int stage_html(gw_outfile *f, const gw_bench_html *h, const cJSON *doc, const char *baseline)
 {
     char err[8192] = "out of memory formatting the JSON";
     char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
     fflush(stdout); /* the script's own messages go to stderr, after ours */
     const int rc = !text || gw_bench_html_render(h, text, baseline, f->fd, err, sizeof err) ||
-                   gw_outfile_finish(f, err, sizeof err) || gw_outfile_commit(f, err, sizeof err);
-    if (rc) fprintf(stderr, "gpuwitness bench: --html: %s; %s not written\n", err, target);
-    else printf("bench: wrote %s (HTML report)\n", target);
-    gw_outfile_discard(f);
+                   gw_outfile_finish(f, err, sizeof err);
+    if (rc) fprintf(stderr, "gpuwitness bench: --html: %s\n", err);
     cJSON_free(text);
     return rc ? -1 : 0;
 }
@@ -500,12 +553,58 @@ static cJSON *manifest(gw_bench_run *run)
     return m;
 }
 
+/* Stages the JSON, the page and the manifest that were asked for and commits them as one set: all of them
+ * or none (gw_outfile_commit_all). 0, or -1 (printed, nothing written). */
+static int write_outputs(const bench_options *o, gw_bench_run *run, cJSON *guard, int failed, const gw_bench_html *h,
+                         gw_outfile *json_file, gw_outfile *html_file, gw_outfile *manifest_file)
+{
+    int rc = 0;
+    if (o->json || o->html) {
+        cJSON *doc = document(run, o, guard, failed);
+        if (o->json && stage_json(json_file, doc, "--json file")) rc = -1;
+        if (!rc && o->html && stage_html(html_file, h, doc, o->baseline)) rc = -1;
+        cJSON_Delete(doc);
+    }
+    if (!rc && o->dump_dir) {
+        cJSON *m = manifest(run);
+        if (stage_json(manifest_file, m, "--dump-inputs manifest")) rc = -1;
+        cJSON_Delete(m);
+    }
+    gw_outfile set[3]; /* the set takes the staged files over */
+    size_t n = 0;
+    gw_outfile *const staged[3] = {o->json ? json_file : NULL, o->html ? html_file : NULL,
+                                   o->dump_dir ? manifest_file : NULL};
+    for (int i = 0; i < 3; i++) {
+        if (!staged[i]) continue;
+        set[n++] = *staged[i];
+        *staged[i] = (gw_outfile)GW_OUTFILE_INIT;
+    }
+    char err[1024];
+    if (!rc && n && gw_outfile_commit_all(set, n, err, sizeof err)) {
+        fprintf(stderr, "gpuwitness bench: %s\n", err);
+        rc = -1;
+    }
+    if (rc) {
+        for (size_t i = 0; i < n; i++) gw_outfile_discard(&set[i]);
+        fprintf(stderr, "gpuwitness bench: no output written (the outputs are written all together or not at "
+                "all)\n");
+    } else {
+        if (o->json) printf("bench: wrote %s (JSON)\n", o->json);
+        if (o->html) printf("bench: wrote %s (HTML report)\n", o->html);
+    }
+    return rc;
+}
+
 int gw_cmd_bench(int argc, char **argv)
 {
     bench_options o;
     const int parsed = parse(argc, argv, &o);
     if (parsed < 0) return GW_EXIT_OK; /* --help */
     if (parsed != GW_EXIT_OK) return parsed;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/manifest.json", o.dump_dir ? o.dump_dir : ".");
+    if (check_outputs(&o, path)) return GW_EXIT_USAGE;
+    if (o.baseline && check_baseline(o.baseline)) return GW_EXIT_FAIL;
 
     gw_bench_run run;
     memset(&run, 0, sizeof run);
@@ -528,14 +627,18 @@ int gw_cmd_bench(int argc, char **argv)
         fprintf(stderr, "gpuwitness bench: %s; nothing written\n", html_err);
         return GW_EXIT_FAIL;
     }
+    /* the report's own checks of the baseline, now rather than after the run */
+    if (o.baseline && gw_bench_html_check(&html, o.baseline, html_err, sizeof html_err)) {
+        fprintf(stderr, "gpuwitness bench: --baseline %s: %s; nothing run, nothing written\n", o.baseline, html_err);
+        return GW_EXIT_FAIL;
+    }
     gw_outfile json_file = GW_OUTFILE_INIT, manifest_file = GW_OUTFILE_INIT, html_file = GW_OUTFILE_INIT;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/manifest.json", o.dump_dir ? o.dump_dir : ".");
     if ((o.json && open_output(&json_file, o.json, "--json")) || (o.trace && !trace_writable(o.trace)) ||
         (o.html && open_output(&html_file, o.html, "--html")) ||
         (o.dump_dir && (prepare_dump_dir(o.dump_dir) || open_output(&manifest_file, path, "--dump-inputs")))) {
         gw_outfile_discard(&json_file);
         gw_outfile_discard(&html_file);
+        gw_outfile_discard(&manifest_file);
         return GW_EXIT_USAGE;
     }
 
@@ -577,17 +680,7 @@ int gw_cmd_bench(int argc, char **argv)
         failed = 1;
     }
 
-    if (o.json || o.html) {
-        cJSON *doc = document(&run, &o, guard, failed);
-        if (o.json && finish_output(&json_file, doc, "--json file")) failed = 1;
-        if (o.html && finish_html(&html_file, o.html, &html, doc, o.baseline)) failed = 1;
-        cJSON_Delete(doc);
-    }
-    if (o.dump_dir) {
-        cJSON *m = manifest(&run);
-        if (finish_output(&manifest_file, m, "--dump-inputs manifest")) failed = 1;
-        cJSON_Delete(m);
-    }
+    if (write_outputs(&o, &run, guard, failed, &html, &json_file, &html_file, &manifest_file)) failed = 1;
     cJSON_Delete(guard);
     cJSON_Delete(run.measurements);
     cJSON_Delete(run.dumped);

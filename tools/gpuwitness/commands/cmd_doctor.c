@@ -32,8 +32,8 @@ static const char doctor_help[] =
     "exit status:\n"
     "   0  a GPU is usable and every kernel's result and witness check out\n"
     "  77  no usable GPU (no driver, or no visible device) and GW_REQUIRE_GPU is not 1\n"
-    "   1  anything else: a kernel or witness failure, no native code, a CUDA error, or no GPU under\n"
-    "      GW_REQUIRE_GPU=1\n"
+    "   1  anything else: a kernel or witness failure, no native code, a CUDA error, no GPU under\n"
+    "      GW_REQUIRE_GPU=1, or a GW_DEVICE that the other commands refuse\n"
     "   2  bad usage\n";
 
 /* 13000 -> "13.0" */
@@ -124,8 +124,19 @@ int gw_cmd_doctor(int argc, char **argv)
                driver < runtime ? ": OLDER than the runtime, update the driver" : "");
     }
     printf("  CUDA_VISIBLE_DEVICES: %s\n", env_or_unset("CUDA_VISIBLE_DEVICES"));
-    printf("  GW_DEVICE:            %s\n", env_or_unset("GW_DEVICE"));
-    printf("  GW_REQUIRE_GPU:       %s\n", env_or_unset("GW_REQUIRE_GPU"));
+    /* A GW_DEVICE that check, run and bench refuse (exit 2) is a broken set-up: said here, and a failure. */
+    const char *device_env = getenv("GW_DEVICE");
+    int ordinal;
+    const int device_env_bad = device_env && *device_env && !gw_device_spec_parse(device_env, &ordinal);
+    printf("  GW_DEVICE:            %s%s\n", env_or_unset("GW_DEVICE"),
+           device_env_bad ? ": INVALID: must be one of cuda, cuda:N, cpu, auto; every command that takes "
+                            "--device refuses it (exit 2)" : "");
+    const char *require = getenv("GW_REQUIRE_GPU");
+    printf("  GW_REQUIRE_GPU:       %s%s\n", env_or_unset("GW_REQUIRE_GPU"),
+           require && *require && strcmp(require, "1") && strcmp(require, "0")
+               ? ": not 1, so a missing GPU is not required (only GW_REQUIRE_GPU=1 requires one)" : "");
+    if (device_env_bad) fprintf(stderr, "gpuwitness doctor: GW_DEVICE '%s': must be one of cuda, cuda:N, cpu, auto\n",
+                                device_env);
 
     int count = 0;
     char why[256];
@@ -133,6 +144,10 @@ int gw_cmd_doctor(int argc, char **argv)
     gw_doctor_ledger(probe == GW_PROBE_OK);
     if (probe != GW_PROBE_OK) {
         printf("  devices:              none: %s\n", why);
+        if (device_env_bad) {
+            printf("doctor: FAILED: GW_DEVICE '%s' is invalid (no usable GPU either: %s)\n", device_env, why);
+            return GW_EXIT_FAIL;
+        }
         if (probe == GW_PROBE_NO_GPU && !gw_require_gpu()) {
             printf("doctor: no usable GPU (%s); kernels not run. Exit 77: skipped, not passed "
                    "(GW_REQUIRE_GPU=1 makes this a failure)\n", why);
@@ -146,7 +161,7 @@ int gw_cmd_doctor(int argc, char **argv)
     printf("  devices:              %d\n", count);
     /* Under ctest --resource-spec-file this test owns one device: run kernels only there. */
     const int only = gw_ctest_gpu_id();
-    int failed = 0;
+    int failed = device_env_bad;
     for (int d = 0; d < count; d++) failed |= doctor_device(d, only < 0 || only == d);
     if (only >= count) {
         printf("doctor: FAILED: CTEST_RESOURCE_GROUP_0_GPUS names device %d, but %d are visible\n", only, count);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "gw_cli.h"
+#include "gw_cli_files.h"
 
 static const char *base_name(const char *path)
 {
@@ -17,77 +18,47 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* Output checks, before any input is read: the place must be writable in principle and must not be an
- * input or another output. GW_EXIT_OK or GW_EXIT_USAGE (message printed). */
-static int plan_outputs(gw_arc_run_file *files, size_t n, const char *out_dir, const char *out_file)
+/* Output paths, then the output rule (gw_cli_files.h) over all of them and the inputs, before any input is
+ * read. GW_EXIT_OK or GW_EXIT_USAGE (message printed). */
+static int plan_outputs(const char *kernel, gw_arc_run_file *files, size_t n, const char *out_dir,
+                        const char *out_file)
 {
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "gpuwitness run %s", kernel);
     struct stat st;
-    if (out_dir) {
-        if (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "gpuwitness run: --out-dir '%s': not an existing directory (create it first)\n", out_dir);
-            return GW_EXIT_USAGE;
-        }
-    } else {
-        /* The directory of -o must exist, or the write would fail only after all the work. */
-        char *dir = strdup(out_file);
-        if (!dir) {
-            fprintf(stderr, "gpuwitness run: out of memory\n");
-            return GW_EXIT_USAGE;
-        }
-        char *slash = strrchr(dir, '/');
-        if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
-        const int ok = stat(slash ? dir : ".", &st) == 0 && S_ISDIR(st.st_mode);
-        if (!ok) fprintf(stderr, "gpuwitness run: -o '%s': directory '%s' does not exist\n", out_file, dir);
-        free(dir);
-        if (!ok) return GW_EXIT_USAGE;
+    if (out_dir && (stat(out_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "%s: --out-dir '%s': not an existing directory (create it first)\n", cmd, out_dir);
+        return GW_EXIT_USAGE;
     }
-    for (size_t i = 0; i < n; i++) {
+    gw_cli_file *outs = calloc(n, sizeof *outs), *ins = calloc(n, sizeof *ins);
+    int rc = outs && ins ? GW_EXIT_OK : GW_EXIT_USAGE;
+    if (rc) fprintf(stderr, "%s: out of memory\n", cmd);
+    for (size_t i = 0; rc == GW_EXIT_OK && i < n; i++) {
         const char *name = base_name(files[i].path);
+        if (!*name) {
+            fprintf(stderr, "%s: '%s': not a file name\n", cmd, files[i].path);
+            rc = GW_EXIT_USAGE;
+            break;
+        }
         if (out_dir) {
-            size_t size = strlen(out_dir) + strlen(name) + 2;
-            files[i].out_path = malloc(size);
-            if (!files[i].out_path) {
-                fprintf(stderr, "gpuwitness run: out of memory\n");
-                return GW_EXIT_USAGE;
-            }
-            const size_t dir_len = strlen(out_dir); /* "out/" and "out" give the same "out/name" */
-            const char *sep = dir_len && out_dir[dir_len - 1] == '/' ? "" : "/";
-            snprintf(files[i].out_path, size, "%s%s%s", out_dir, sep, name);
+            const size_t dir_len = strlen(out_dir), size = dir_len + strlen(name) + 2;
+            const char *sep = dir_len && out_dir[dir_len - 1] == '/' ? "" : "/"; /* "out/" and "out": "out/name" */
+            if ((files[i].out_path = malloc(size))) snprintf(files[i].out_path, size, "%s%s%s", out_dir, sep, name);
         } else {
             files[i].out_path = strdup(out_file);
-            if (!files[i].out_path) {
-                fprintf(stderr, "gpuwitness run: out of memory\n");
-                return GW_EXIT_USAGE;
-            }
         }
-        if (!*name) {
-            fprintf(stderr, "gpuwitness run: '%s': not a file name\n", files[i].path);
-            return GW_EXIT_USAGE;
+        if (!files[i].out_path) {
+            fprintf(stderr, "%s: out of memory\n", cmd);
+            rc = GW_EXIT_USAGE;
+            break;
         }
-        for (size_t j = 0; j < i; j++) {
-            if (!strcmp(files[j].out_path, files[i].out_path)) {
-                fprintf(stderr, "gpuwitness run: '%s' and '%s' would both be written to '%s': input file names "
-                        "must differ with --out-dir\n", files[j].path, files[i].path, files[i].out_path);
-                return GW_EXIT_USAGE;
-            }
-        }
-        struct stat out_st;
-        if (stat(files[i].out_path, &out_st) != 0) continue; /* a new file: it cannot be an input */
-        if (!S_ISREG(out_st.st_mode)) {
-            fprintf(stderr, "gpuwitness run: output '%s' exists and is not a regular file\n", files[i].out_path);
-            return GW_EXIT_USAGE;
-        }
-        /* Same file by identity, not by name: "a/x.json" and "./a/../a/x.json" are one file. */
-        for (size_t j = 0; j < n; j++) {
-            struct stat in_st;
-            if (stat(files[j].path, &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-                fprintf(stderr, "gpuwitness run: output '%s' is the input file '%s': refusing to overwrite an input\n",
-                        files[i].out_path, files[j].path);
-                return GW_EXIT_USAGE;
-            }
-        }
+        outs[i] = (gw_cli_file){out_file ? "-o" : NULL, files[i].out_path, out_file ? NULL : files[i].path};
+        ins[i] = (gw_cli_file){NULL, files[i].path, NULL};
     }
-    return GW_EXIT_OK;
+    if (rc == GW_EXIT_OK && gw_cli_check_outputs(cmd, outs, n, ins, n)) rc = GW_EXIT_USAGE;
+    free(outs);
+    free(ins);
+    return rc;
 }
 
 int gw_arc_run_plan(const char *kernel, const char *const *inputs, size_t n_inputs, const char *out_dir,
@@ -113,7 +84,7 @@ int gw_arc_run_plan(const char *kernel, const char *const *inputs, size_t n_inpu
         return GW_EXIT_FAIL;
     }
     for (size_t i = 0; i < n_inputs; i++) (*files)[i].path = inputs[i];
-    return plan_outputs(*files, n_inputs, out_dir, out_file);
+    return plan_outputs(kernel, *files, n_inputs, out_dir, out_file);
 }
 
 /* All grids of all files in one packed batch, in file order. 0, or -1 out of memory. */

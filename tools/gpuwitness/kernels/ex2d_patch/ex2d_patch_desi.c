@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ex2d_patch_host.h"
+#include "gw_cli_files.h"
 #include "ex2d_patch_ref.h"
 #include "gw_desi.h"
 #include "gw_kernel.h"
@@ -71,7 +72,10 @@ static int parse_fibres(const desi_opts *o, const char *text, int *first, int *c
     return -1;
 }
 
-/* "W0:W1:DW" in Angstrom: finite, W0 < W1, DW > 0, at most MAX_WAVES bins. */
+/* "W0:W1:DW" in Angstrom: finite, 0 < W0 < W1, DW > 0, at most MAX_WAVES bins, and DW at least 8 times the
+ * spacing of doubles at W1, so that W0 + k DW gives a distinct, increasing wavelength for every bin (the frame
+ * and the PSF's Legendre argument need them apart). Whether the grid lies inside the PSF's domain is known only
+ * once the PSF is read (make_frame). */
 static int parse_waves(desi_opts *o, const char *text)
 {
     double v[3];
@@ -85,13 +89,22 @@ static int parse_waves(desi_opts *o, const char *text)
         at = end + (i < 2);
     }
     if (!ok || !(v[0] > 0.0 && v[1] > v[0] && v[2] > 0.0)) {
-        fprintf(stderr, "%s: --waves '%s': must be W0:W1:DW in Angstrom, finite, 0 < W0 < W1 and DW > 0\n", o->cmd,
-                text);
+        fprintf(stderr, "%s: --waves '%s': must be W0:W1:DW in Angstrom, three finite numbers, 0 < W0 < W1 and DW > "
+                "0\n", o->cmd, text);
+        return -1;
+    }
+    const double spacing = nextafter(v[1], INFINITY) - v[1];
+    if (v[2] < 8.0 * spacing) {
+        fprintf(stderr, "%s: --waves '%s': the step DW = %g A is below 8 times the spacing of doubles at W1 (%g A): "
+                "the bins' wavelengths would not be distinct; DW must be at least %g A\n", o->cmd, text, v[2], spacing,
+                8.0 * spacing);
         return -1;
     }
     const double bins = floor((v[1] - v[0]) / v[2] * (1.0 + 1e-12)) + 1.0;
-    if (bins > MAX_WAVES) {
-        fprintf(stderr, "%s: --waves '%s': %.0f bins, at most %d\n", o->cmd, text, bins, MAX_WAVES);
+    if (!(bins <= MAX_WAVES)) {
+        /* the count in digits while it is a count, not 300 digits of a step near zero */
+        fprintf(stderr, "%s: --waves '%s': %.*g bins, at most %d\n", o->cmd, text, bins < 1e15 ? 15 : 3, bins,
+                MAX_WAVES);
         return -1;
     }
     o->wave0 = v[0], o->wave1 = v[1], o->dwave = v[2], o->nwave = (int)bins;
@@ -154,8 +167,10 @@ static int parse_options(int argc, char **argv, int synth, desi_opts *o, int *do
         else if (!synth && OPT("--regularize")) {
             char *end = NULL;
             o->regularize = strtod(v, &end);
-            if (end == v || *end || !(o->regularize >= 0.0 && o->regularize < 1e300)) {
-                fprintf(stderr, "%s: --regularize '%s': must be a finite number >= 0\n", o->cmd, v);
+            /* its square is added to the normal matrix's diagonal: beyond 1e150 that square overflows the sums */
+            if (end == v || *end || !(o->regularize >= 0.0 && o->regularize <= 1e150)) {
+                fprintf(stderr, "%s: --regularize '%s': must be a number from 0 to 1e150 (its square is added to the "
+                        "normal matrix)\n", o->cmd, v);
                 bad = 1;
             }
         } else if (!m) {
@@ -174,12 +189,35 @@ static int parse_options(int argc, char **argv, int synth, desi_opts *o, int *do
         fprintf(stderr, "%s: missing %s (%s --help)\n", o->cmd, missing, o->cmd);
         return GW_EXIT_USAGE;
     }
+    /* the output rule (gw_cli_files.h) before any file is read: --out may not replace --psf or --image */
+    const gw_cli_file out = {"--out", o->out, NULL};
+    const gw_cli_file ins[2] = {{"--psf", o->psf, NULL}, {"--image", o->image, NULL}};
+    if (gw_cli_check_outputs(o->cmd, &out, 1, ins, synth ? 1 : 2)) return GW_EXIT_USAGE;
     if (o->ndecorr) {
         fprintf(stderr, "%s: --ndecorr: noise decorrelation (Q = iCov^(1/2) over a whole patch) is not supported; "
                 "ex2d_patch decorrelates per spectrum (signal), DESI's default (docs/ex2d_patch.md, \"Scope\")\n",
                 o->cmd);
         return GW_EXIT_USAGE;
     }
+    return GW_EXIT_OK;
+}
+
+/* The frame's model is its synthetic spectra through the PSF, without noise: a value that is not finite there
+ * is a spot the PSF cannot give (a width so small that the pixel integrals degenerate, sums that overflow, or
+ * a spot that sums to 0 and cannot be normalised to 1). The PSF is at fault, and both commands say so now
+ * rather than blame their output or extract a frame of zeros at the end. GW_EXIT_OK, or GW_EXIT_FAIL. */
+static int psf_spots_usable(const desi_opts *o, const ex2d_frame *f)
+{
+    const size_t npix = (size_t)f->params.npix_x * f->params.npix_y;
+    for (size_t i = 0; i < npix; i++)
+        if (!isfinite(f->model[i])) {
+            fprintf(stderr, "%s: --psf %s: the PSF's spots are not finite at pixel (row %zu, column %zu) of the CCD: "
+                    "its coefficients give no usable spot there (a width too small, sums that overflow, or a spot "
+                    "that sums to 0 and cannot be normalised); nothing written\n", o->cmd, o->psf,
+                    i / f->params.npix_x + (size_t)f->image_y0,
+                    i % f->params.npix_x + (size_t)f->image_x0);
+            return GW_EXIT_FAIL;
+        }
     return GW_EXIT_OK;
 }
 
@@ -205,9 +243,19 @@ static int make_frame(const desi_opts *o, const ex2d_psf *psf, ex2d_frame *f)
     cfg.nwavestep = o->wavesize;
     /* run replaces the synthesised pixels with the file's: no noise to draw there */
     cfg.crop_to_boxes = 1, cfg.add_noise = o->synth && !o->clean, cfg.seed = o->seed, cfg.nthreads = o->threads;
-    const char *why = ex2d_frame_config_check(&cfg);
+    /* the padded grid inside the PSF's domain first: the configuration's own rules would otherwise speak of
+     * internal quantities (wave_span) for wavelengths that are merely far outside it */
     double lo, hi;
     ex2d_psf_wave_range(psf, &lo, &hi);
+    const double need_lo = o->wave0 - cfg.wavepad * o->dwave;
+    const double need_hi = o->wave0 + (o->nwave - 1 + cfg.wavepad + cfg.nwavestep) * o->dwave;
+    if (!(need_lo >= lo && need_hi <= hi)) {
+        fprintf(stderr, "%s: --waves %g:%g:%g with --wavesize %d: the padded grid %g..%g A (%d bins below W0, %d "
+                "above W1) must lie inside the PSF's wavelength domain %g..%g A\n", o->cmd, o->wave0, o->wave1,
+                o->dwave, o->wavesize, need_lo, need_hi, cfg.wavepad, cfg.wavepad + cfg.nwavestep, lo, hi);
+        return GW_EXIT_USAGE;
+    }
+    const char *why = ex2d_frame_config_check(&cfg);
     if (why) {
         fprintf(stderr, "%s: --waves %g:%g:%g with --wavesize %d: %s (the PSF: %g..%g A)\n", o->cmd, o->wave0,
                 o->wave1, o->dwave, o->wavesize, why, lo, hi);
@@ -222,11 +270,11 @@ static int make_frame(const desi_opts *o, const ex2d_psf *psf, ex2d_frame *f)
         return GW_EXIT_USAGE;
     }
     if (rc) {
-        fprintf(stderr, "%s: %s: %s\n", o->cmd, rc == EX2D_SYNTH_ERR_PSF ? o->psf : "building the frame",
+        fprintf(stderr, "%s: %s: %s; nothing written\n", o->cmd, rc == EX2D_SYNTH_ERR_PSF ? o->psf : "building the frame",
                 ex2d_synth_error_str(rc));
         return GW_EXIT_FAIL; /* out of memory, or the PSF file's values */
     }
-    return GW_EXIT_OK;
+    return psf_spots_usable(o, f);
 }
 
 static int read_psf(const desi_opts *o, ex2d_psf *psf)
@@ -265,7 +313,7 @@ static int place_image(const desi_opts *o, const ex2d_psf *psf, const gw_desi_im
 }
 
 /* The frame file: per-Angstrom flux and ivar, desispec's mask bits, the wavelength grid. */
-static int write_frame(const desi_opts *o, const ex2d_frame *f, const ex2d_outputs *r)
+static int write_frame(const desi_opts *o, const ex2d_frame *f, const ex2d_outputs *r, const unsigned char *failed)
 {
     const ex2d_params *p = &f->params;
     const size_t bins = (size_t)p->nspec_out * p->nwave_out;
@@ -287,7 +335,7 @@ static int write_frame(const desi_opts *o, const ex2d_frame *f, const ex2d_outpu
         if (r->chi2pix[k] > 100.0) mask[k] |= SPECMASK_BAD2DFIT;
     }
     for (int i = 0; i < f->npatch; i++) /* a failed patch: its core is 0 */
-        if (r->info[i].status != EX2D_PATCH_OK) {
+        if (failed[i]) {
             const ex2d_patch_desc *d = &f->patches[i];
             for (int s = 0; s < d->ncore; s++)
                 for (int w = 0; w < d->ncore_wave; w++)
@@ -324,12 +372,25 @@ static int extract_and_write(const desi_opts *o, const ex2d_psf *psf, const ex2d
         return GW_EXIT_FAIL;
     }
     int rc = gw_ex2d_extract(o->cmd, f, dev, o->threads, &out);
-    int first = -1;
-    const int failed = rc == GW_EXIT_OK ? gw_ex2d_failed_patches(f, &out, &first) : 0;
-    if (failed)
-        fprintf(stderr, "%s: %d of %d patches failed (their core is 0, MASK BAD2DFIT), the first, patch %d: %s\n",
-                o->cmd, failed, f->npatch, first, ex2d_patch_status_str(out.info[first].status));
-    if (rc == GW_EXIT_OK) rc = write_frame(o, f, &out);
+    unsigned char *failed = rc == GW_EXIT_OK ? malloc((size_t)f->npatch) : NULL;
+    if (rc == GW_EXIT_OK && !failed) {
+        fprintf(stderr, "%s: out of memory; nothing written\n", o->cmd);
+        rc = GW_EXIT_FAIL;
+    }
+    if (rc == GW_EXIT_OK) {
+        char why[512];
+        const int nfailed = gw_ex2d_judge_patches(f, &out, o->regularize, failed, why, sizeof why);
+        if (nfailed == f->npatch) { /* a frame of zeros is no extraction */
+            fprintf(stderr, "%s: every patch failed (%d), the first, %s; nothing written\n", o->cmd, nfailed, why);
+            rc = GW_EXIT_FAIL;
+        } else {
+            if (nfailed)
+                fprintf(stderr, "%s: %d of %d patches failed (their core is 0 with IVAR 0 and MASK BAD2DFIT), the "
+                        "first, %s\n", o->cmd, nfailed, f->npatch, why);
+            rc = write_frame(o, f, &out, failed);
+        }
+    }
+    free(failed);
     ex2d_ref_outputs_free(&out);
     return rc;
 }

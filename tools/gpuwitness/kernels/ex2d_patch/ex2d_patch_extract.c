@@ -4,6 +4,7 @@
  * validation verdict and witness checked, and up to VERIFY_MAX_PATCHES patches compared with the CPU
  * reference; on the CPU the reference itself, threads over patches.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "ex2d_patch_host.h"
@@ -85,4 +86,76 @@ int gw_ex2d_extract(const char *label, const ex2d_frame *f, const gw_device_choi
 {
     return dev->kind == GW_DEVICE_CUDA ? compute_on_gpu(label, f, dev->ordinal, threads, out)
                                        : compute_on_cpu(label, f, threads, out);
+}
+
+/* The core of patch d in out, zeroed as the stages zero a failed patch's. */
+static void zero_core(const ex2d_params *p, const ex2d_patch_desc *d, ex2d_outputs *out)
+{
+    const int ndiags = 2 * p->ndiag + 1;
+    for (int s = d->out_spec_first; s < d->out_spec_first + d->ncore; s++)
+        for (int w = d->out_wave_first; w < d->out_wave_first + d->ncore_wave; w++) {
+            const size_t at = (size_t)s * p->nwave_out + w;
+            out->flux[at] = out->ivar[at] = out->chi2pix[at] = 0.0;
+            for (int dg = 0; dg < ndiags; dg++) out->rdiags[((size_t)s * ndiags + dg) * p->nwave_out + w] = 0.0;
+        }
+}
+
+/* 1 when every core output of d is finite; *informed: some core bin has ivar > 0. */
+static int core_finite(const ex2d_params *p, const ex2d_patch_desc *d, const ex2d_outputs *out, int *informed)
+{
+    const int ndiags = 2 * p->ndiag + 1;
+    int finite = 1;
+    *informed = 0;
+    for (int s = d->out_spec_first; s < d->out_spec_first + d->ncore; s++)
+        for (int w = d->out_wave_first; w < d->out_wave_first + d->ncore_wave; w++) {
+            const size_t at = (size_t)s * p->nwave_out + w;
+            finite &= isfinite(out->flux[at]) && isfinite(out->ivar[at]) && isfinite(out->chi2pix[at]);
+            for (int dg = 0; dg < ndiags; dg++) finite &= isfinite(out->rdiags[((size_t)s * ndiags + dg) * p->nwave_out + w]);
+            *informed |= out->ivar[at] > 0.0;
+        }
+    return finite;
+}
+
+/* The largest |pixel| of d's box that has weight: what overflows the sums when the results are not finite. */
+static double largest_weighted_pixel(const ex2d_frame *f, const ex2d_patch_desc *d)
+{
+    double largest = 0.0;
+    for (int y = d->ymin; y < d->ymax; y++)
+        for (int x = d->xmin; x < d->xmax; x++) {
+            const size_t at = (size_t)y * f->params.npix_x + x;
+            if (f->inputs.ivar[at] > 0.0 && fabs(f->inputs.image[at]) > largest) largest = fabs(f->inputs.image[at]);
+        }
+    return largest;
+}
+
+int gw_ex2d_judge_patches(const ex2d_frame *f, ex2d_outputs *out, double regularize, unsigned char *failed,
+                          char *why, size_t why_size)
+{
+    const ex2d_params *p = &f->params;
+    int count = 0;
+    why[0] = '\0';
+    for (int i = 0; i < f->npatch; i++) {
+        const ex2d_patch_desc *d = &f->patches[i];
+        const int status = out->info[i].status;
+        int informed = 0;
+        const int finite = status == EX2D_PATCH_OK && core_finite(p, d, out, &informed);
+        failed[i] = status != EX2D_PATCH_OK || !finite || !informed;
+        if (!failed[i]) continue;
+        zero_core(p, d, out);
+        if (count++) continue;
+        if (status == EX2D_PATCH_NOT_POSDEF && regularize >= 0.0 && regularize < 1e-4)
+            snprintf(why, why_size, "patch %d: %s; retry with --regularize 1e-4", i, ex2d_patch_status_str(status));
+        else if (status == EX2D_PATCH_NOT_POSDEF && regularize >= 0.0)
+            snprintf(why, why_size, "patch %d: %s, even with --regularize %g: the normal matrix overflows or the "
+                     "pixels under it carry no usable information", i, ex2d_patch_status_str(status), regularize);
+        else if (status != EX2D_PATCH_OK)
+            snprintf(why, why_size, "patch %d: %s", i, ex2d_patch_status_str(status));
+        else if (!finite)
+            snprintf(why, why_size, "patch %d: its results are not finite: the sums overflowed (the largest "
+                     "|pixel| with ivar > 0 under it is %g)", i, largest_weighted_pixel(f, d));
+        else
+            snprintf(why, why_size, "patch %d: no bin has information: every pixel under its spots is masked (ivar "
+                     "0) or the spots are zero there", i);
+    }
+    return count;
 }

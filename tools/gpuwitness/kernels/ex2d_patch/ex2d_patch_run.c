@@ -15,6 +15,7 @@
 #include "ex2d_patch_ref.h"
 #include "ex2d_patch_host.h"
 #include "gw_kernel.h"
+#include "gw_cli_files.h"
 #include "gw_npy.h"
 
 static const char *const run_value_options[] = {"--tier", "--fibres", "--waves", "--threads", "--seed", "--out-dir",
@@ -29,11 +30,12 @@ const gw_kernel_info gw_ex2d_patch_info = {
                  "                          [--threads N] [--seed N] --out-dir DIR\n"
                  "  spectroperfectionism extraction of a synthetic DESI frame (aliases: ex2d, ex2d-patch)\n"
                  "gpuwitness run ex2d --psf PSF.fits --image IMAGE.fits --fibres F:C --waves W0:W1:DW\n"
-                 "                    --out FRAME.fits [--bundle-size N --wavesize N --regularize R --device D]\n"
+                 "                    --out FRAME.fits [--bundle-size N] [--wavesize N] [--regularize R] [--device D]\n"
+                 "                    [--threads N]\n"
                  "  the same on DESI files: a GAUSS-HERMITE PSF and a preprocessed image in, a DESI frame out",
     .synth = gw_ex2d_patch_synth,
     .synth_usage = "gpuwitness synth ex2d --psf PSF.fits --fibres F:C --waves W0:W1:DW --out IMAGE.fits\n"
-                   "                      [--seed N] [--clean]\n"
+                   "                      [--seed N] [--clean] [--bundle-size N] [--wavesize N] [--threads N]\n"
                    "  a DESI preprocessed image of a known spectrum through a real PSF, truth in HDU TRUTH",
     .run_value_options = run_value_options,
     .check_help = "realistic: a synthetic r-camera subbundle, 5 fibres x 2326 bins, 47 patches, with noise\n"
@@ -158,9 +160,16 @@ static int build_config(const ex2d_opts *o, ex2d_frame_config *cfg)
 
 enum { OUT_FLUX, OUT_IVAR, OUT_RDIAGS, OUT_INFO, N_OUT };
 
-static int write_outputs(const char *dir, const ex2d_frame *f, const ex2d_outputs *r)
+/* DIR/flux.npy and the others: "out/" and "out" give the same path. */
+static void out_path(const char *dir, int which, char *path, size_t size)
 {
     static const char *const names[N_OUT] = {"flux.npy", "ivar.npy", "rdiags.npy", "info.npy"};
+    const size_t len = strlen(dir);
+    snprintf(path, size, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", names[which]);
+}
+
+static int write_outputs(const char *dir, const ex2d_frame *f, const ex2d_outputs *r)
+{
     const ex2d_params *p = &f->params;
     const int64_t frame[2] = {p->nspec_out, p->nwave_out};
     const int64_t rdiag[3] = {p->nspec_out, 2 * p->ndiag + 1, p->nwave_out};
@@ -178,7 +187,7 @@ static int write_outputs(const char *dir, const ex2d_frame *f, const ex2d_output
     char path[N_OUT][4096], err[1024];
     int rc = GW_EXIT_OK;
     for (int i = 0; i < N_OUT && rc == GW_EXIT_OK; i++) {
-        snprintf(path[i], sizeof path[i], "%s/%s", dir, names[i]);
+        out_path(dir, i, path[i], sizeof path[i]);
         if (gw_npy_stage(&staged[i], path[i], outs[i].dtype, outs[i].ndim, outs[i].shape, outs[i].data, err,
                          sizeof err)) {
             fprintf(stderr, "gpuwitness run ex2d_patch: %s%s\n", err,
@@ -224,14 +233,26 @@ static int run_ex2d(const ex2d_opts *o, const ex2d_frame_config *cfg, const gw_d
         return GW_EXIT_FAIL;
     }
     int rc = gw_ex2d_extract("gpuwitness run ex2d_patch", &f, dev, o->threads, &out);
-    if (rc == GW_EXIT_OK) {
-        int first = -1;
-        const int failed = gw_ex2d_failed_patches(&f, &out, &first);
-        if (failed)
-            fprintf(stderr, "gpuwitness run ex2d_patch: %d of %d patches failed (their core is 0), the first, patch %d: "
-                    "%s\n", failed, f.npatch, first, ex2d_patch_status_str(out.info[first].status));
-        rc = write_outputs(o->out_dir, &f, &out);
+    unsigned char *failed = rc == GW_EXIT_OK ? malloc((size_t)f.npatch) : NULL;
+    if (rc == GW_EXIT_OK && !failed) {
+        fprintf(stderr, "gpuwitness run ex2d_patch: out of memory; nothing written\n");
+        rc = GW_EXIT_FAIL;
     }
+    if (rc == GW_EXIT_OK) {
+        char why[512];
+        const int nfailed = gw_ex2d_judge_patches(&f, &out, -1.0, failed, why, sizeof why);
+        if (nfailed == f.npatch) { /* nothing extracted: a frame of zeros is no result */
+            fprintf(stderr, "gpuwitness run ex2d_patch: every patch failed (%d), the first, %s; nothing written\n",
+                    nfailed, why);
+            rc = GW_EXIT_FAIL;
+        } else {
+            if (nfailed)
+                fprintf(stderr, "gpuwitness run ex2d_patch: %d of %d patches failed (their core is 0), the first, %s\n",
+                        nfailed, f.npatch, why);
+            rc = write_outputs(o->out_dir, &f, &out);
+        }
+    }
+    free(failed);
     ex2d_ref_outputs_free(&out);
     ex2d_frame_free(&f);
     return rc;
@@ -299,6 +320,13 @@ int gw_ex2d_patch_run(int argc, char **argv)
                 o.out_dir);
         return GW_EXIT_USAGE;
     }
+    char paths[N_OUT][4096];
+    gw_cli_file outs[N_OUT];
+    for (int i = 0; i < N_OUT; i++) {
+        out_path(o.out_dir, i, paths[i], sizeof paths[i]);
+        outs[i] = (gw_cli_file){NULL, paths[i], NULL};
+    }
+    if (gw_cli_check_outputs("gpuwitness run ex2d_patch", outs, N_OUT, NULL, 0)) return GW_EXIT_USAGE;
     ex2d_frame_config cfg;
     int rc = build_config(&o, &cfg);
     if (rc != GW_EXIT_OK) return rc;

@@ -18,6 +18,7 @@
 #include "focus_stack_ref.h"
 #include "focus_stack_host.h"
 #include "gw_kernel.h"
+#include "gw_cli_files.h"
 #include "gw_infile.h"
 #include "gw_npy.h"
 #include "gw_tiff.h"
@@ -90,9 +91,6 @@ typedef struct focus_output {
     const char *flag;
     const char *path; /* NULL: not asked for */
     int format;
-    dev_t dir_dev; /* the directory it goes into, by identity, and its name there: */
-    ino_t dir_ino; /* "a.npy" and "./a.npy" are one output even before either exists */
-    const char *base;
 } focus_output;
 
 typedef struct focus_input {
@@ -157,11 +155,12 @@ static int has_suffix(const char *path, const char *suffix)
     return n > m && strcasecmp(path + n - m, suffix) == 0;
 }
 
-/* Output names and places, before any input is read. GW_EXIT_OK or GW_EXIT_USAGE (printed). */
+/* Output formats, then the output rule (gw_cli_files.h), before any input is read. GW_EXIT_OK or
+ * GW_EXIT_USAGE (printed). */
 static int plan_outputs(focus_output *outs, const char *input)
 {
-    struct stat in_st, st;
-    const int have_input = stat(input, &in_st) == 0;
+    gw_cli_file files[N_OUT];
+    size_t n = 0;
     for (int i = 0; i < N_OUT; i++) {
         focus_output *o = &outs[i];
         if (!o->path) continue;
@@ -174,53 +173,10 @@ static int plan_outputs(focus_output *outs, const char *input)
                     "or .tiff\n", o->flag, o->path);
             return GW_EXIT_USAGE;
         }
-        /* The directory must exist, or the write would fail only after all the work. */
-        char *dir = strdup(o->path);
-        if (!dir) {
-            fprintf(stderr, "gpuwitness run focus_stack: out of memory\n");
-            return GW_EXIT_USAGE;
-        }
-        char *slash = strrchr(dir, '/');
-        if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
-        const int dir_ok = stat(slash ? dir : ".", &st) == 0 && S_ISDIR(st.st_mode);
-        if (!dir_ok)
-            fprintf(stderr, "gpuwitness run focus_stack: %s '%s': directory '%s' does not exist\n", o->flag, o->path,
-                    slash ? dir : ".");
-        free(dir);
-        if (!dir_ok) return GW_EXIT_USAGE;
-        o->dir_dev = st.st_dev;
-        o->dir_ino = st.st_ino;
-        o->base = strrchr(o->path, '/') ? strrchr(o->path, '/') + 1 : o->path;
-        if (!*o->base) {
-            fprintf(stderr, "gpuwitness run focus_stack: %s '%s': not a file name\n", o->flag, o->path);
-            return GW_EXIT_USAGE;
-        }
-        const int exists = stat(o->path, &st) == 0;
-        if (exists && !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "gpuwitness run focus_stack: %s '%s': exists and is not a regular file\n", o->flag,
-                    o->path);
-            return GW_EXIT_USAGE;
-        }
-        /* Same file by identity, not only by name: "a/x.npy" and "./a/../a/x.npy" are one file. */
-        if (!strcmp(o->path, input) || (exists && have_input && st.st_dev == in_st.st_dev && st.st_ino == in_st.st_ino)) {
-            fprintf(stderr, "gpuwitness run focus_stack: %s '%s' is the input file: refusing to overwrite an input\n",
-                    o->flag, o->path);
-            return GW_EXIT_USAGE;
-        }
-        for (int j = 0; j < i; j++) {
-            struct stat other;
-            if (!outs[j].path) continue;
-            const int same_place = outs[j].dir_dev == o->dir_dev && outs[j].dir_ino == o->dir_ino &&
-                                   !strcmp(outs[j].base, o->base);
-            if (same_place || !strcmp(outs[j].path, o->path) ||
-                (exists && stat(outs[j].path, &other) == 0 && other.st_dev == st.st_dev && other.st_ino == st.st_ino)) {
-                fprintf(stderr, "gpuwitness run focus_stack: %s and %s both name '%s': each output needs its own "
-                        "file\n", outs[j].flag, o->flag, o->path);
-                return GW_EXIT_USAGE;
-            }
-        }
+        files[n++] = (gw_cli_file){o->flag, o->path, NULL};
     }
-    return GW_EXIT_OK;
+    const gw_cli_file in = {NULL, input, NULL};
+    return gw_cli_check_outputs("gpuwitness run focus_stack", files, n, &in, 1) ? GW_EXIT_USAGE : GW_EXIT_OK;
 }
 
 /* ---- the input ---- */

@@ -172,10 +172,10 @@ static int go_prepare(void *ctx, int rep, char *err, size_t err_size)
 {
     go_ctx *c = ctx;
     cudaStream_t s = (cudaStream_t)c->g.stream;
-    const size_t buf = (size_t)c->b->buf_bytes, n = c->b->n;
+    const size_t out = (size_t)c->g.out_entries, n = c->b->n; /* the pad too */
     c->poison = (rep & 1) ? 0x5A : GO_LABEL_POISON;
-    CUDA_TRY(cudaMemsetAsync(c->g.d_labels, GO_LABEL_POISON, buf * sizeof(uint16_t), s), "cudaMemsetAsync(labels poison)");
-    CUDA_TRY(cudaMemsetAsync(c->g.d_objects, GO_LABEL_POISON, buf * sizeof(grid_objects_object), s),
+    CUDA_TRY(cudaMemsetAsync(c->g.d_labels, GO_LABEL_POISON, out * sizeof(uint16_t), s), "cudaMemsetAsync(labels poison)");
+    CUDA_TRY(cudaMemsetAsync(c->g.d_objects, GO_LABEL_POISON, out * sizeof(grid_objects_object), s),
              "cudaMemsetAsync(objects poison)");
     CUDA_TRY(cudaMemsetAsync(c->g.d_n_objects, c->poison, n * sizeof(uint32_t), s), "cudaMemsetAsync(n_objects poison)");
     CUDA_TRY(cudaMemsetAsync(c->g.d_bg, c->poison, n * sizeof(int16_t), s), "cudaMemsetAsync(bg poison)");
@@ -193,7 +193,7 @@ static int go_launch(void *ctx, char *err, size_t err_size)
     const grid_d4_batch *b = c->b;
     gw_go_gpu *g = &c->g;
     cudaStream_t s = (cudaStream_t)g->stream;
-    const size_t n = b->n, buf = (size_t)b->buf_bytes;
+    const size_t n = b->n, buf = (size_t)b->buf_bytes, out = (size_t)g->out_entries;
     /* NVTX ranges per stage of the end-to-end loop, for --trace and Nsight; the kernel-only loops get none, so
      * nothing is added between their events and the launch. Closed on failure. */
     const int e2e = c->mode == GW_BENCH_END_TO_END, range_depth = gw_range_depth();
@@ -218,9 +218,9 @@ static int go_launch(void *ctx, char *err, size_t err_size)
         /* Every output comes back, the whole object table included: which records are used is known only
          * from n_objects, on the device. */
         gw_range_push("grid_objects/download");
-        CUDA_TRY(cudaMemcpyAsync(c->h_out.labels, g->d_labels, buf * sizeof(uint16_t), cudaMemcpyDeviceToHost, s),
+        CUDA_TRY(cudaMemcpyAsync(c->h_out.labels, g->d_labels, out * sizeof(uint16_t), cudaMemcpyDeviceToHost, s),
                  "cudaMemcpyAsync(labels, device to host)");
-        CUDA_TRY(cudaMemcpyAsync(c->h_out.objects, g->d_objects, buf * sizeof(grid_objects_object),
+        CUDA_TRY(cudaMemcpyAsync(c->h_out.objects, g->d_objects, out * sizeof(grid_objects_object),
                                  cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync(objects, device to host)");
         CUDA_TRY(cudaMemcpyAsync(c->h_out.n_objects, g->d_n_objects, n * sizeof(uint32_t), cudaMemcpyDeviceToHost, s),
                  "cudaMemcpyAsync(n_objects, device to host)");
@@ -242,15 +242,17 @@ static int go_ctx_init(go_ctx *c, gw_bench_run *run, const grid_d4_batch *b, cha
     c->b = b;
     c->cells = grid_d4_batch_cells(b);
     const size_t n = b->n, buf = (size_t)b->buf_bytes;
+    if (gw_go_gpu_init(&c->g, run->gpu->ordinal, b, err, err_size)) return -1;
+    const size_t out = (size_t)c->g.out_entries;
     c->h_out.n = n;
     c->h_out.buf_bytes = b->buf_bytes;
-    if (gw_go_gpu_init(&c->g, run->gpu->ordinal, b, err, err_size)) return -1;
+    c->h_out.out_entries = c->g.out_entries;
     CUDA_TRY(cudaMallocHost((void **)&c->h_in, buf + 1), "cudaMallocHost(in)");
     CUDA_TRY(cudaMallocHost((void **)&c->h_offset, (n + 1) * sizeof *c->h_offset), "cudaMallocHost(offset)");
     CUDA_TRY(cudaMallocHost((void **)&c->h_height, (n + 1) * sizeof *c->h_height), "cudaMallocHost(height)");
     CUDA_TRY(cudaMallocHost((void **)&c->h_width, (n + 1) * sizeof *c->h_width), "cudaMallocHost(width)");
-    CUDA_TRY(cudaMallocHost((void **)&c->h_out.labels, (buf + 1) * sizeof(uint16_t)), "cudaMallocHost(labels)");
-    CUDA_TRY(cudaMallocHost((void **)&c->h_out.objects, (buf + 1) * sizeof(grid_objects_object)),
+    CUDA_TRY(cudaMallocHost((void **)&c->h_out.labels, (out + 1) * sizeof(uint16_t)), "cudaMallocHost(labels)");
+    CUDA_TRY(cudaMallocHost((void **)&c->h_out.objects, (out + 1) * sizeof(grid_objects_object)),
              "cudaMallocHost(objects)");
     CUDA_TRY(cudaMallocHost((void **)&c->h_out.n_objects, (n + 1) * sizeof(uint32_t)), "cudaMallocHost(n_objects)");
     CUDA_TRY(cudaMallocHost((void **)&c->h_out.bg, (n + 1) * sizeof(int16_t)), "cudaMallocHost(bg)");
@@ -284,11 +286,11 @@ static int go_ctx_free(go_ctx *c, char *err, size_t err_size)
  * cannot look right. */
 static int go_download(go_ctx *c, char *err, size_t err_size)
 {
-    const size_t n = c->b->n, buf = (size_t)c->b->buf_bytes;
+    const size_t n = c->b->n, out = (size_t)c->g.out_entries;
     grid_objects_result_poison(&c->h_out, 0xA5);
-    CUDA_TRY(cudaMemcpy(c->h_out.labels, c->g.d_labels, buf * sizeof(uint16_t), cudaMemcpyDeviceToHost),
+    CUDA_TRY(cudaMemcpy(c->h_out.labels, c->g.d_labels, out * sizeof(uint16_t), cudaMemcpyDeviceToHost),
              "cudaMemcpy(labels, device to host)");
-    CUDA_TRY(cudaMemcpy(c->h_out.objects, c->g.d_objects, buf * sizeof(grid_objects_object), cudaMemcpyDeviceToHost),
+    CUDA_TRY(cudaMemcpy(c->h_out.objects, c->g.d_objects, out * sizeof(grid_objects_object), cudaMemcpyDeviceToHost),
              "cudaMemcpy(objects, device to host)");
     CUDA_TRY(cudaMemcpy(c->h_out.n_objects, c->g.d_n_objects, n * sizeof(uint32_t), cudaMemcpyDeviceToHost),
              "cudaMemcpy(n_objects, device to host)");
@@ -404,6 +406,7 @@ static int go_size_cases(gw_bench_run *run, const void *tier_case)
                 gw_bench_row_fail(&row, "%s", ctx_err);
             } else {
                 c.p = grid_objects_batch_params(&b, GO_BG_TIE);
+                c.p.out_entries = c.g.out_entries; /* what was allocated: the launcher checks the padding */
                 c.ref = &ref;
                 const gw_bench_case_gpu k = {.what = "grid_objects", .detail = "", .ctx = &c, .start = go_start,
                                              .verify = go_verify};

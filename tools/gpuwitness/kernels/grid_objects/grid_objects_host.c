@@ -34,6 +34,8 @@ int gw_go_gpu_init(gw_go_gpu *g, int ordinal, const grid_d4_batch *b, char *err,
     memset(g, 0, sizeof *g);
     g->ordinal = ordinal;
     const size_t n = b->n, buf = (size_t)b->buf_bytes;
+    g->out_entries = grid_objects_out_entries(b->buf_bytes);
+    const size_t out = (size_t)g->out_entries;
     CUDA_TRY(cudaSetDevice(ordinal), "cudaSetDevice");
     if (gw_gpu_facts_get(ordinal, &g->facts, err, err_size)) goto fail;
     cudaStream_t stream = NULL;
@@ -44,9 +46,9 @@ int gw_go_gpu_init(gw_go_gpu *g, int ordinal, const grid_d4_batch *b, char *err,
     g->ev_start = ev;
     CUDA_TRY(cudaEventCreate(&ev), "cudaEventCreate");
     g->ev_stop = ev;
-    /* in (1 byte per cell), labels (2) and the object table (one record per cell); per grid offset, shape,
-     * variant, n_objects and bg */
-    const double need = (double)b->buf_bytes * (1 + sizeof(uint16_t) + sizeof(grid_objects_object)) +
+    /* in (1 byte per cell), labels (2) and the object table (one record per cell, both padded); per grid
+     * offset, shape, variant, n_objects and bg */
+    const double need = (double)b->buf_bytes + (double)out * (sizeof(uint16_t) + sizeof(grid_objects_object)) +
                         (double)n * (8 + 2 * 2 + (b->ops ? 1 : 0) + 4 + 2) +
                         (double)(sizeof *g->d_status + sizeof *g->d_witness);
     if (gw_cli_cuda_check_fits("grid_objects (the batch and its outputs)", need, err, err_size)) goto fail;
@@ -55,8 +57,8 @@ int gw_go_gpu_init(gw_go_gpu *g, int ordinal, const grid_d4_batch *b, char *err,
     CUDA_TRY(device_alloc((void **)&g->d_height, n * sizeof *g->d_height), "cudaMalloc(height)");
     CUDA_TRY(device_alloc((void **)&g->d_width, n * sizeof *g->d_width), "cudaMalloc(width)");
     if (b->ops) CUDA_TRY(device_alloc((void **)&g->d_variants, n), "cudaMalloc(variants)");
-    CUDA_TRY(device_alloc((void **)&g->d_labels, buf * sizeof *g->d_labels), "cudaMalloc(labels)");
-    CUDA_TRY(device_alloc((void **)&g->d_objects, buf * sizeof *g->d_objects), "cudaMalloc(objects)");
+    CUDA_TRY(device_alloc((void **)&g->d_labels, out * sizeof *g->d_labels), "cudaMalloc(labels)");
+    CUDA_TRY(device_alloc((void **)&g->d_objects, out * sizeof *g->d_objects), "cudaMalloc(objects)");
     CUDA_TRY(device_alloc((void **)&g->d_n_objects, n * sizeof *g->d_n_objects), "cudaMalloc(n_objects)");
     CUDA_TRY(device_alloc((void **)&g->d_bg, n * sizeof *g->d_bg), "cudaMalloc(bg)");
     CUDA_TRY(device_alloc((void **)&g->d_status, sizeof *g->d_status), "cudaMalloc(status)");
@@ -92,7 +94,7 @@ int gw_go_gpu_call(gw_go_gpu *g, const grid_d4_batch *b, int bg_tie, uint8_t poi
                    gw_go_gpu_result *res, char *err, size_t err_size)
 {
     memset(res, 0, sizeof *res);
-    const size_t n = b->n, buf = (size_t)b->buf_bytes;
+    const size_t n = b->n, buf = (size_t)b->buf_bytes, out_entries = (size_t)g->out_entries;
     cudaStream_t stream = (cudaStream_t)g->stream;
     grid_objects_status_record status;
     memset(&status, 0, sizeof status); /* 0 is "grid 0 has code 0": never a valid record, so a missed copy shows */
@@ -118,10 +120,10 @@ int gw_go_gpu_call(gw_go_gpu *g, const grid_d4_batch *b, int bg_tie, uint8_t poi
                  "cudaMemcpyAsync(variants, host to device)");
     gw_range_pop();
     gw_range_push("grid_objects/poison");
-    CUDA_TRY(cudaMemcpyAsync(g->d_labels, out->labels, buf * sizeof *out->labels, cudaMemcpyHostToDevice, stream),
-             "cudaMemcpyAsync(labels poison, host to device)");
-    CUDA_TRY(cudaMemcpyAsync(g->d_objects, out->objects, buf * sizeof *out->objects, cudaMemcpyHostToDevice, stream),
-             "cudaMemcpyAsync(objects poison, host to device)");
+    CUDA_TRY(cudaMemcpyAsync(g->d_labels, out->labels, out_entries * sizeof *out->labels, cudaMemcpyHostToDevice,
+                             stream), "cudaMemcpyAsync(labels poison, host to device)");
+    CUDA_TRY(cudaMemcpyAsync(g->d_objects, out->objects, out_entries * sizeof *out->objects, cudaMemcpyHostToDevice,
+                             stream), "cudaMemcpyAsync(objects poison, host to device)");
     CUDA_TRY(cudaMemcpyAsync(g->d_n_objects, out->n_objects, n * sizeof *out->n_objects, cudaMemcpyHostToDevice,
                              stream), "cudaMemcpyAsync(n_objects poison, host to device)");
     CUDA_TRY(cudaMemcpyAsync(g->d_bg, out->bg, n * sizeof *out->bg, cudaMemcpyHostToDevice, stream),
@@ -129,7 +131,8 @@ int gw_go_gpu_call(gw_go_gpu *g, const grid_d4_batch *b, int bg_tie, uint8_t poi
     CUDA_TRY(cudaMemsetAsync(g->d_witness, 0, sizeof *g->d_witness, stream), "cudaMemsetAsync(witness)");
     gw_range_pop();
 
-    const grid_objects_params p = grid_objects_batch_params(b, bg_tie);
+    grid_objects_params p = grid_objects_batch_params(b, bg_tie);
+    p.out_entries = g->out_entries; /* what was allocated: the launcher checks it against the padding rule */
     gw_range_push("grid_objects/launch");
     CUDA_TRY(cudaEventRecord((cudaEvent_t)g->ev_start, stream), "cudaEventRecord");
     CUDA_TRY(grid_objects_launch(&p, g->d_in, g->d_offset, g->d_height, g->d_width, b->ops ? g->d_variants : NULL,
@@ -144,10 +147,10 @@ int gw_go_gpu_call(gw_go_gpu *g, const grid_d4_batch *b, int bg_tie, uint8_t poi
              "cudaMemcpyAsync(status, device to host)");
     CUDA_TRY(cudaMemcpyAsync(&res->witness, g->d_witness, sizeof res->witness, cudaMemcpyDeviceToHost, stream),
              "cudaMemcpyAsync(witness, device to host)");
-    CUDA_TRY(cudaMemcpyAsync(out->labels, g->d_labels, buf * sizeof *out->labels, cudaMemcpyDeviceToHost, stream),
-             "cudaMemcpyAsync(labels, device to host)");
-    CUDA_TRY(cudaMemcpyAsync(out->objects, g->d_objects, buf * sizeof *out->objects, cudaMemcpyDeviceToHost, stream),
-             "cudaMemcpyAsync(objects, device to host)");
+    CUDA_TRY(cudaMemcpyAsync(out->labels, g->d_labels, out_entries * sizeof *out->labels, cudaMemcpyDeviceToHost,
+                             stream), "cudaMemcpyAsync(labels, device to host)");
+    CUDA_TRY(cudaMemcpyAsync(out->objects, g->d_objects, out_entries * sizeof *out->objects, cudaMemcpyDeviceToHost,
+                             stream), "cudaMemcpyAsync(objects, device to host)");
     CUDA_TRY(cudaMemcpyAsync(out->n_objects, g->d_n_objects, n * sizeof *out->n_objects, cudaMemcpyDeviceToHost,
                              stream), "cudaMemcpyAsync(n_objects, device to host)");
     CUDA_TRY(cudaMemcpyAsync(out->bg, g->d_bg, n * sizeof *out->bg, cudaMemcpyDeviceToHost, stream),

@@ -39,6 +39,7 @@ typedef struct gw_go_gpu {
     uint8_t *d_in, *d_variants;
     uint64_t *d_offset;
     uint16_t *d_height, *d_width;
+    uint64_t out_entries; /* what d_labels and d_objects hold: grid_objects_out_entries(buf_bytes), the padding */
     uint16_t *d_labels;
     grid_objects_object *d_objects;
     uint32_t *d_n_objects;
@@ -47,10 +48,12 @@ typedef struct gw_go_gpu {
     gw_witness *d_witness;
 } gw_go_gpu;
 
-/* cudaSetDevice(ordinal), then allocations sized for b. On error everything is freed. */
+/* cudaSetDevice(ordinal), then allocations sized for b (labels and objects padded as grid_objects.h says).
+ * On error everything is freed. */
 int gw_go_gpu_init(gw_go_gpu *g, int ordinal, const grid_d4_batch *b, char *err, size_t err_size);
-/* One call of b under bg_tie: poisons out on the host with grid_objects_result_poison(poison) (1..254) and
- * uploads it with the inputs, so the device outputs start as that poison; zeroes the witness, launches once,
+/* One call of b under bg_tie: poisons out (grid_objects_result_init'ed for b) on the host with
+ * grid_objects_result_poison(poison) (1..254) and uploads it with the inputs, pad included, so the device
+ * outputs start as that poison; zeroes the witness, launches once with out_entries = g->out_entries,
  * downloads every output into out (out->poison stays poison: labels outside the grids must keep it),
  * synchronises, reads the status record and checks the witness against launches = 1 (0 for an empty batch),
  * items = cells of b (0 after a rejection) and the device's architecture. Returns 0 when every CUDA call

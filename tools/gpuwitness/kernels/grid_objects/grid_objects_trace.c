@@ -83,7 +83,7 @@ int gw_grid_objects_trace(gw_trace_work *w, int ordinal, char *err, size_t err_s
     /* gw_go_gpu_call: the validation and labelling kernels once each (the status reset is a memset); uploads of
      * the cells, the three metadata arrays, the variants and the four poisoned outputs; downloads of the status
      * record, the witness and the four outputs. */
-    const uint64_t n = b->n, buf = b->buf_bytes;
+    const uint64_t n = b->n, buf = b->buf_bytes, out = s->g.out_entries; /* labels and objects: padded */
     gw_trace_work_add_kernel(w, "grid_objects_validate_kernel", 1);
     gw_trace_work_add_kernel(w, "grid_objects_label_kernel", 1);
     gw_trace_work_add_copy(w, GW_COPY_HTOD, buf, "in");
@@ -91,14 +91,14 @@ int gw_grid_objects_trace(gw_trace_work *w, int ordinal, char *err, size_t err_s
     gw_trace_work_add_copy(w, GW_COPY_HTOD, n * sizeof *b->height, "height");
     gw_trace_work_add_copy(w, GW_COPY_HTOD, n * sizeof *b->width, "width");
     gw_trace_work_add_copy(w, GW_COPY_HTOD, n, "variants");
-    gw_trace_work_add_copy(w, GW_COPY_HTOD, buf * sizeof(uint16_t), "labels poison");
-    gw_trace_work_add_copy(w, GW_COPY_HTOD, buf * sizeof(grid_objects_object), "objects poison");
+    gw_trace_work_add_copy(w, GW_COPY_HTOD, out * sizeof(uint16_t), "labels poison");
+    gw_trace_work_add_copy(w, GW_COPY_HTOD, out * sizeof(grid_objects_object), "objects poison");
     gw_trace_work_add_copy(w, GW_COPY_HTOD, n * sizeof(uint32_t), "n_objects poison");
     gw_trace_work_add_copy(w, GW_COPY_HTOD, n * sizeof(int16_t), "bg poison");
     gw_trace_work_add_copy(w, GW_COPY_DTOH, sizeof(grid_objects_status_record), "status");
     gw_trace_work_add_copy(w, GW_COPY_DTOH, sizeof(gw_witness), "witness");
-    gw_trace_work_add_copy(w, GW_COPY_DTOH, buf * sizeof(uint16_t), "labels");
-    gw_trace_work_add_copy(w, GW_COPY_DTOH, buf * sizeof(grid_objects_object), "objects");
+    gw_trace_work_add_copy(w, GW_COPY_DTOH, out * sizeof(uint16_t), "labels");
+    gw_trace_work_add_copy(w, GW_COPY_DTOH, out * sizeof(grid_objects_object), "objects");
     gw_trace_work_add_copy(w, GW_COPY_DTOH, n * sizeof(uint32_t), "n_objects");
     gw_trace_work_add_copy(w, GW_COPY_DTOH, n * sizeof(int16_t), "bg");
     return 0;
