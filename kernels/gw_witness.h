@@ -75,14 +75,32 @@ static inline unsigned long long gw_witness_t_first(const gw_witness *w)
 }
 #endif
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(GW_EMU_DEVICE)
+
+/* The two PTX registers the record reads. On gpuwitness' emulated device (GW_EMU_DEVICE: the kernel compiled by the
+ * host compiler, docs/emu.md) they come from the emulator: a monotonic clock and the emulated multiprocessor. */
+#if defined(GW_EMU_DEVICE)
+static __device__ __forceinline__ unsigned long long gw_witness_globaltimer(void) { return gw_emu_globaltimer(); }
+static __device__ __forceinline__ unsigned int gw_witness_smid(void) { return gw_emu_smid(); }
+#else
+static __device__ __forceinline__ unsigned long long gw_witness_globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+static __device__ __forceinline__ unsigned int gw_witness_smid(void)
+{
+    unsigned int sm_id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm_id));
+    return sm_id;
+}
+#endif
 
 /* The device timer in ns; 0 when recording is off, so callers can read it unconditionally. */
 static __device__ __forceinline__ unsigned long long gw_witness_clock(const gw_witness *w)
 {
-    unsigned long long t = 0;
-    if (w) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
+    return w ? gw_witness_globaltimer() : 0;
 }
 
 /* Called by every thread of the block after the block's last store. block_items is read from
@@ -96,12 +114,10 @@ static __device__ __forceinline__ void gw_witness_block_done(gw_witness *w, unsi
 #ifdef __CUDA_ARCH__
     const unsigned int arch = __CUDA_ARCH__;
 #else
-    const unsigned int arch = 0;
+    const unsigned int arch = 0; /* host code: the emulated device */
 #endif
-    unsigned int sm_id;
-    unsigned long long t_end;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm_id));
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t_end));
+    const unsigned int sm_id = gw_witness_smid();
+    const unsigned long long t_end = gw_witness_globaltimer();
     if ((blockIdx.x | blockIdx.y | blockIdx.z) == 0) {
         atomicAdd(&w->launches, 1ull);
         atomicAdd(&w->grid_blocks, (unsigned long long)gridDim.x * gridDim.y * gridDim.z);
@@ -115,5 +131,5 @@ static __device__ __forceinline__ void gw_witness_block_done(gw_witness *w, unsi
     atomicOr(&w->sm_mask[(sm_id / 32u) % GW_WITNESS_SM_WORDS], 1u << (sm_id % 32u));
 }
 
-#endif /* __CUDACC__ */
+#endif /* __CUDACC__ || GW_EMU_DEVICE */
 #endif /* GW_WITNESS_H */

@@ -101,10 +101,50 @@ function(gw_add_cpu_test)
   endif()
 endfunction()
 
+# gw_add_gpu_executable(NAME n SOURCES ... LIBS ... [EMU]): the GPU test executable; with EMU also n_emu, the
+# same sources on the emulated device (docs/emu.md): every library L of LIBS that has an L_emu twin is replaced
+# by it (the kernels), gw_gpu_test by gw_gpu_test_emu, and nothing links cudart.
 function(gw_add_gpu_executable)
-  cmake_parse_arguments(T "" "NAME" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "EMU" "NAME" "SOURCES;LIBS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE gw_test_main gw_gpu_test gw_warnings ${T_LIBS})
+  if(T_EMU)
+    set(libs "")
+    foreach(lib IN LISTS T_LIBS)
+      if(TARGET ${lib}_emu)
+        list(APPEND libs ${lib}_emu)
+      else()
+        list(APPEND libs ${lib})
+      endif()
+    endforeach()
+    add_executable(${T_NAME}_emu ${T_SOURCES})
+    target_compile_definitions(${T_NAME}_emu PRIVATE GW_EMU=1)
+    target_link_libraries(${T_NAME}_emu PRIVATE gw_test_main gw_gpu_test_emu gw_warnings ${libs})
+  endif()
+endfunction()
+
+# gw_add_emu_test(NAME n COMMAND ... [TIMEOUT s] [SEEDS s...] [LABELS ...]): a test of the emu tier (label emu)
+# on the emulated device: never skipped (the emulated device is always there), GW_REQUIRE_GPU and GW_DEVICE
+# unset (it proves logic, not a GPU: docs/emu.md), once per seed of GW_EMU_SEED (n, then n.seedS).
+function(gw_add_emu_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;SEEDS;LABELS" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  if(NOT T_SEEDS)
+    set(T_SEEDS 1)
+  endif()
+  list(GET T_SEEDS 0 first)
+  foreach(seed IN LISTS T_SEEDS)
+    set(name ${T_NAME})
+    if(NOT seed EQUAL first)
+      set(name ${T_NAME}.seed${seed})
+    endif()
+    add_test(NAME ${name} COMMAND ${T_COMMAND})
+    set_tests_properties(${name} PROPERTIES LABELS "emu;${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+      ENVIRONMENT "GW_EMU_SEED=${seed};CRITERION_JOBS=1"
+      ENVIRONMENT_MODIFICATION "GW_REQUIRE_GPU=unset:;GW_DEVICE=unset:;CRITERION_ALWAYS_SUCCEED=unset:")
+  endforeach()
 endfunction()
 
 function(gw_wrap_launcher target)

@@ -101,6 +101,10 @@ static __device__ __forceinline__ long long max_ll(long long a, long long b) { r
  * are volatile asm, which keeps one pointer register walking the rows in stream order: as plain C, the
  * compiler strength-reduces every row to its own 64-bit pointer and the loop grows by ~15% (380 against
  * 335 instructions per slice, 508 against 442 in the masked copy). */
+#if defined(GW_EMU_DEVICE) /* the emulated device (docs/emu.md, "Seams"): the same load and step, as plain C */
+static __device__ __forceinline__ int fast_ld(const uint16_t *p, bool ok) { return ok ? *p : 0; }
+static __device__ __forceinline__ void fast_advance(const uint16_t **p, long long elements) { *p += elements; }
+#else
 static __device__ __forceinline__ int fast_ld(const uint16_t *p, bool ok)
 {
     int v;
@@ -116,6 +120,7 @@ static __device__ __forceinline__ void fast_advance(const uint16_t **p, long lon
     asm volatile("" : "+l"(*p));
     *p += elements;
 }
+#endif
 
 /* The lane's two values of one row; without masks (interior strips) every load is in bounds. */
 static __device__ __forceinline__ void fast_load(const uint16_t *p, int *a, int *b, bool masked, bool ok_a, bool ok_b)

@@ -230,3 +230,51 @@ Test(witness_check, names_older_sass_of_the_same_major_as_not_native)
     cr_assert_eq(check(&w, &e, msg), 1);
     cr_assert(strstr(msg, "ran code compiled for sm_86 on an sm_87 device: compatible but not native"), "%s", msg);
 }
+
+/* A record filled in on the host, as a "GPU" function that computes on the CPU could fake it: counts right,
+ * but no multiprocessor and no start time, which only blocks running device code record. */
+Test(witness_check, refuses_a_record_made_on_the_host_without_sm_mask_or_start_time)
+{
+    gw_witness w = good_record();
+    memset(w.sm_mask, 0, sizeof w.sm_mask);
+    w.t_first_inv = 0;
+    char msg[1024];
+    cr_assert_eq(check(&w, &h100_expect, msg), 2, "%s", msg);
+    cr_assert(strstr(msg, "no multiprocessor recorded (the SM mask is empty)"), "%s", msg);
+    cr_assert(strstr(msg, "no start time recorded"), "%s", msg);
+}
+
+/* What a block of kernel code leaves on gpuwitness' emulated device: architecture 0. */
+static gw_witness emulated_record(void)
+{
+    gw_witness w = good_record();
+    w.arch_min_inv = ~0u;
+    w.arch_max = 0;
+    return w;
+}
+
+Test(witness_check, refuses_an_emulated_record_unless_emulation_is_expected)
+{
+    gw_witness w = emulated_record();
+    char msg[1024];
+    cr_assert(gw_witness_emulated(&w));
+    cr_assert_eq(check(&w, &h100_expect, msg), 1, "%s", msg);
+    cr_assert(strstr(msg, "emulated on the CPU, not a GPU"), "%s", msg);
+    const gw_witness_expect emu = {.launches = 1, .items = 1000000, .device_arch = 900, .device_sms = 4,
+                                   .emulated = 1};
+    cr_assert_eq(check(&w, &emu, msg), 0, "%s", msg);
+    char line[256];
+    gw_witness_format(&w, line, sizeof line);
+    cr_assert(strstr(line, "arch=emulated"), "%s", line);
+}
+
+Test(witness_check, refuses_a_gpu_record_where_emulation_was_expected)
+{
+    gw_witness w = good_record();
+    const gw_witness_expect emu = {.launches = 1, .items = 1000000, .device_arch = 900, .device_sms = 4,
+                                   .emulated = 1};
+    char msg[1024];
+    cr_assert(!gw_witness_emulated(&w));
+    cr_assert_eq(check(&w, &emu, msg), 1, "%s", msg);
+    cr_assert(strstr(msg, "an emulated run was expected, but the record says sm_90"), "%s", msg);
+}

@@ -10,8 +10,27 @@
 
 static unsigned device_arch, device_sms;
 
+#ifdef GW_EMU
+/* The emu tier's binaries (docs/emu.md) run the device code on gpuwitness' emulated device. They never stand
+ * for a GPU: under GW_REQUIRE_GPU=1 (a run that must prove a GPU) they fail at once, and they check that the
+ * runtime they talk to is the emulator's, not a cudart that a build linked by mistake. */
+static void require_the_emulator(void)
+{
+    if (gw_require_gpu())
+        cr_assert_fail("GW_REQUIRE_GPU=1, but this test binary runs on gpuwitness' emulated device (the device code "
+                       "emulated on the CPU, not a GPU): its GPU twin is the binary without _emu");
+    struct cudaDeviceProp prop;
+    GW_CUDA(cudaGetDeviceProperties(&prop, 0));
+    cr_assert(strstr(prop.name, "emulated"), "this emu-tier binary talks to '%s', not gpuwitness' emulated "
+              "device: it links a real CUDA runtime", prop.name);
+}
+#endif
+
 void gw_gpu_test_init(void)
 {
+#ifdef GW_EMU
+    require_the_emulator();
+#endif
     int count = 0;
     char reason[200];
     gw_probe_result probe = gw_device_probe(&count, reason, sizeof reason);
@@ -75,6 +94,9 @@ int gw_check_witness(const gw_witness *d_witness, uint64_t launches, uint64_t it
     GW_CUDA(cudaMemcpy(&rec, d_witness, sizeof rec, cudaMemcpyDeviceToHost));
     gw_witness_expect expect = {
         .launches = launches, .items = items, .device_arch = device_arch, .device_sms = device_sms};
+#ifdef GW_EMU
+    expect.emulated = 1; /* an emulated record, and nothing else, is what these binaries must see */
+#endif
     return gw_witness_check(&rec, &expect, msg, msg_size);
 }
 

@@ -24,6 +24,15 @@
  * failed when GW_REQUIRE_GPU=1 or the probe fails otherwise. Use as the suite's .init. */
 void gw_gpu_test_init(void);
 
+/* 1 in the emu tier's binaries (built with GW_EMU: the device code runs on gpuwitness' emulated device, on
+ * the CPU, docs/emu.md), else 0. Emulation is about 10^4 times slower than a GPU: the largest cases shrink
+ * there, while every code path still runs. */
+#ifdef GW_EMU
+#define GW_GPU_EMULATED 1
+#else
+#define GW_GPU_EMULATED 0
+#endif
+
 /* The selected device's compute capability as __CUDA_ARCH__ (e.g. 900) and its SM count. */
 unsigned gw_gpu_arch(void);
 unsigned gw_gpu_sms(void);

@@ -22,6 +22,12 @@ static void append_line(char *msg, size_t msg_size, const char *fmt, ...)
     }
 }
 
+int gw_witness_emulated(const gw_witness *rec)
+{
+    /* architecture 0 was recorded (arch_min_inv holds ~0): host code on the emulated device wrote it */
+    return rec && rec->launches && rec->arch_max == 0 && rec->arch_min_inv == ~0u;
+}
+
 unsigned gw_witness_sm_count(const gw_witness *rec)
 {
     if (!rec) return 0;
@@ -73,7 +79,13 @@ int gw_witness_check(const gw_witness *rec, const gw_witness_expect *expect, cha
     const unsigned arch_min = gw_witness_arch_min(rec), arch_max = rec->arch_max;
     if (arch_min != arch_max)
         VIOLATION("blocks ran code for different architectures (%u..%u)", arch_min, arch_max);
-    if (expect->device_arch && arch_max != expect->device_arch) {
+    const int emulated = gw_witness_emulated(rec);
+    if (emulated && !expect->emulated)
+        VIOLATION("the record comes from gpuwitness' emulated device: the code ran emulated on the CPU, not a GPU");
+    else if (!emulated && expect->emulated)
+        VIOLATION("an emulated run was expected, but the record says sm_%u: it does not come from the emulated "
+                  "device", arch_max / 10);
+    if (!expect->emulated && !emulated && expect->device_arch && arch_max != expect->device_arch) {
         if (arch_max < expect->device_arch && arch_max / 100 != expect->device_arch / 100)
             VIOLATION("ran code compiled for sm_%u on an sm_%u device: this build has no native code for this "
                       "GPU; add %u to CMAKE_CUDA_ARCHITECTURES",
@@ -90,7 +102,13 @@ int gw_witness_check(const gw_witness *rec, const gw_witness_expect *expect, cha
         VIOLATION("device times out of order: first block start %llu ns after last block end %llu ns",
                   gw_witness_t_first(rec), rec->t_last);
 
+    /* only device code writes these: a record copied in from the host lacks them */
     const unsigned sms = gw_witness_sm_count(rec);
+    if (rec->blocks && sms == 0)
+        VIOLATION("no multiprocessor recorded (the SM mask is empty): the record was not written by the blocks");
+    if (rec->blocks && gw_witness_t_first(rec) == 0)
+        VIOLATION("no start time recorded (the first block's start is 0): the record was not written by the blocks, "
+                  "or a kernel passed no gw_witness_clock() value");
     if (sms == 1 && rec->blocks >= ONE_SM_WARNING_MIN_BLOCKS && expect->device_sms > 1)
         append_line(msg, msg_size, "warning: all %llu blocks ran on 1 of %u multiprocessors", rec->blocks,
                     expect->device_sms);
@@ -109,7 +127,9 @@ void gw_witness_format(const gw_witness *rec, char *buf, size_t buf_size)
     const double us = rec->t_last > t0 ? (double)(rec->t_last - t0) / 1000.0 : 0.0;
     const unsigned arch_min = gw_witness_arch_min(rec);
     char arch[32];
-    if (arch_min == rec->arch_max)
+    if (gw_witness_emulated(rec))
+        snprintf(arch, sizeof arch, "emulated");
+    else if (arch_min == rec->arch_max)
         snprintf(arch, sizeof arch, "sm_%u", rec->arch_max / 10);
     else
         snprintf(arch, sizeof arch, "sm_%u..sm_%u", arch_min / 10, rec->arch_max / 10);
