@@ -16,11 +16,13 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
+from peer_util import load_npy, read_regular  # noqa: E402 (the one regular-file rule of the Python side)
+
 
 def load_json(path, what):
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        return json.loads(read_regular(path).decode("utf-8"))
     except (OSError, ValueError) as e:
         sys.exit(f"merge.py: {what} '{path}': {e}")
 
@@ -51,9 +53,9 @@ def compare_tolerance(got, want, kind, bound, ivar):
 
 def compare(reference_path, output_path, tolerance=None, ivar=None):
     """'' when the arrays are identical (or within tolerance), else what differs."""
-    want = np.load(reference_path)
+    want = load_npy(reference_path)
     try:
-        got = np.load(output_path)
+        got = load_npy(output_path)
     except OSError as e:
         return f"output missing: {e}"
     if got.shape != want.shape:
@@ -77,7 +79,7 @@ def check_peer_case(manifest_case, inputs_dir, peer_dir, peer_case):
     outputs = peer_case.get("outputs", {})
     case_dir = os.path.join(inputs_dir, manifest_case["dir"])
     tolerances = TOLERANCES.get(manifest_case["kernel"], {})
-    ivar = np.load(os.path.join(case_dir, manifest_case["reference"]["ivar"])) if tolerances else None
+    ivar = load_npy(os.path.join(case_dir, manifest_case["reference"]["ivar"])) if tolerances else None
     for name, ref_file in manifest_case["reference"].items():
         if tolerances and name not in tolerances:
             continue

@@ -146,7 +146,7 @@ def run_case(be, timer, case, args):
     geom = {"m": params["m"], "wavepad": params["wavepad"], "ndiag": params["ndiag"],
             "regularize": params["regularize"], "ny": host["spots"].shape[1], "nx": host["spots"].shape[2],
             "nwave_tab": host["xc"].shape[1], "npix_x": host["image"].shape[1]}
-    ref_flux = np.load(os.path.join(case["path"], case["reference"]["flux"]))
+    ref_flux = peer_util.load_npy(os.path.join(case["path"], case["reference"]["flux"]))
     nspec_out, nwave_out = ref_flux.shape
     nd = 2 * geom["ndiag"] + 1
     # Resident inputs, flattened as the kernels index them; int64 indices for fancy indexing.

@@ -180,8 +180,9 @@ def cupy_timer(reps, warmup):
 
 
 def check(np, case, outputs):
+    import peer_util
     for name, ref_file in case["reference"].items():
-        want = np.load(os.path.join(case["path"], ref_file))
+        want = peer_util.load_npy(os.path.join(case["path"], ref_file))
         got = outputs[name]
         if got.shape != want.shape:
             return f"{name}: shape {got.shape}, reference {want.shape}"

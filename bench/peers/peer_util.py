@@ -8,8 +8,10 @@ outside the events), writes each case's outputs as .npy in OUT/<case dir>/ and o
 OUT/<peer>.json; bench/merge.py compares the outputs with our reference and builds the table.
 """
 import argparse
+import io
 import json
 import os
+import stat
 import statistics
 import sys
 
@@ -31,11 +33,37 @@ def parse_args(description):
     return args
 
 
+def read_regular(path):
+    """The bytes of the regular file at path, by lib/io/include/gw_infile.h's rule (every file the project reads,
+    in C and in Python): a path that is not a regular file is refused before it is opened, the open does not
+    block (a FIFO that took its place would block it), and the open descriptor's kind decides. OSError with
+    "<path>: not a regular file (a FIFO)" and the like."""
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+    def check(mode):
+        if not stat.S_ISREG(mode):
+            raise OSError(f"{path}: not a regular file ({next((n for t, n in kinds if t(mode)), 'not a file')})")
+
+    check(os.stat(path).st_mode)
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC), "rb") as f:
+        check(os.fstat(f.fileno()).st_mode)
+        os.set_blocking(f.fileno(), True)
+        return f.read()
+
+
+def load_npy(path):
+    """A .npy array read through read_regular (no pickles)."""
+    return np.load(io.BytesIO(read_regular(path)), allow_pickle=False)
+
+
 def load_cases(inputs_dir, kernel):
     """The manifest's cases of one kernel, each with its directory made absolute."""
     path = os.path.join(inputs_dir, "manifest.json")
-    with open(path, encoding="utf-8") as f:
-        manifest = json.load(f)
+    try:
+        manifest = json.loads(read_regular(path).decode("utf-8"))
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: cannot read the manifest: {e}")
     if manifest.get("schema") != "gpuwitness-bench-inputs/1":
         sys.exit(f"{path}: not a gpuwitness bench --dump-inputs manifest")
     cases = [c for c in manifest["cases"] if c["kernel"] == kernel]
@@ -45,7 +73,7 @@ def load_cases(inputs_dir, kernel):
 
 
 def load_input(case, key):
-    return np.load(os.path.join(case["path"], case["inputs"][key]))
+    return load_npy(os.path.join(case["path"], case["inputs"][key]))
 
 
 def stats(times_ms):

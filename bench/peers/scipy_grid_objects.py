@@ -109,7 +109,7 @@ def run_all(cells, height, width, variants, bg_tie, structures):
 def check(case, outputs):
     """'' when every output equals the dumped reference, else the first difference."""
     for name, ref_file in case["reference"].items():
-        want = np.load(os.path.join(case["path"], ref_file))
+        want = peer_util.load_npy(os.path.join(case["path"], ref_file))
         got = outputs[name]
         if got.shape != want.shape:
             return f"{name}: shape {got.shape}, reference {want.shape}"

@@ -222,6 +222,12 @@ mkfifo nvml.so
 with_env GW_NVML_LIBRARY="$dir/nvml.so" run 60 check --size small --device cpu --monitor
 expect 0 "nvml.so: not a regular file (a FIFO)"
 
+begin "FIFO inputs" "bench/merge.py --bench a FIFO, and a peer's FIFO manifest"
+mkfifo bench.json; mkdir dump; mkfifo dump/manifest.json
+run_cmd 20 /usr/bin/python3 "$(dirname "$docs")/bench/merge.py" --bench bench.json --inputs dump
+refute "Traceback"
+expect 1 "bench.json: not a regular file (a FIFO)"
+
 # ---------------------------------------------------------------- 7. OMP_NUM_THREADS is capped as --threads is
 begin "thread counts" "OMP_NUM_THREADS=100000 check"
 with_env OMP_NUM_THREADS=100000 run 120 check --size small --device cpu

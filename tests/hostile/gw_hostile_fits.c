@@ -245,9 +245,12 @@ static int psf_set(const char *in, const char *out, const char *hdu, const char 
         field[k++] = '\'';
         field[k] = '\0';
     }
-    char card[FLEN_CARD];
-    snprintf(card, sizeof card, "%-8.8s= %20s", key, field);
-    fits_update_card(f, (char *)key, card, &status);
+    char card[2 * FLEN_CARD]; /* room for the longest value, which a card may not hold: refused below */
+    if (snprintf(card, sizeof card, "%-8.8s= %20s", key, field) >= FLEN_CARD) {
+        fprintf(stderr, "gw_hostile_fits: %s = %s: longer than an 80-character card\n", key, value);
+        status = BAD_KEYCHAR;
+    }
+    if (!status) fits_update_card(f, (char *)key, card, &status);
     fits_close_file(f, &status);
     return status ? cfitsio_failed(out, status) : 0;
 }

@@ -55,12 +55,14 @@ begin() {
 }
 listing() { find . -mindepth 1 -printf '%P\n' | LC_ALL=C sort; }
 sums() { find . -type f -exec md5sum {} + | LC_ALL=C sort -k 2; }
-# run LIMIT ARGS...: the command under a time limit (SIGKILL 5 s after the limit), streams kept; sets rc.
+# run LIMIT ARGS...: gpuwitness ARGS under a time limit (SIGKILL 5 s after the limit), streams kept; sets rc.
 # with_env VAR=VALUE... run LIMIT ARGS...: the same with those variables set.
-run() {
+run() { local limit=$1; shift; run_cmd "$limit" "$gw" "$@"; }
+# run_cmd LIMIT COMMAND ARGS...: the same for another program of the project (bench/merge.py).
+run_cmd() {
   local limit=$1; shift
   before_list=$(listing) before_sums=$(sums)
-  env "${run_env[@]}" timeout -k 5 "$limit" "$gw" "$@" > "$work/out.$cases" 2> "$work/err.$cases"
+  env "${run_env[@]}" timeout -k 5 "$limit" "$@" > "$work/out.$cases" 2> "$work/err.$cases"
   rc=$?
   run_env=()
   [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && problems+=" did not finish within ${limit} s;"

@@ -3,7 +3,7 @@
  * put where a file was would block it, and its extended file-name syntax ("x.fits[1]", "!x.fits") would read
  * meaning into the caller's path. It gets bytes instead, read through gw_infile's descriptor (reading) or a
  * buffer that gw_outfile stages (writing). zlib inflates every GZIP tile once before cfitsio may
- * (check_gzip_tiles).
+ * (check_tiles).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "gw_desi_fits.h"
@@ -181,7 +181,9 @@ static unsigned long long tile_pixels(LONGLONG t, int zndim, const LONGLONG *nax
     return n;
 }
 
-/* cfitsio (4.2, and its source today) inflates a GZIP_1 or GZIP_2 tile into a buffer that it grows by 28800
+/* Every tile of a tile-compressed HDU: its COMPRESSED_DATA descriptor must lie inside the heap, whatever the
+ * algorithm, because cfitsio allocates what a descriptor says before it reads the tile (a damaged descriptor
+ * of 0xFFFFFFFF bytes asked for 4 GiB). And cfitsio (4.2, and its source today) inflates a GZIP_1 or GZIP_2 tile into a buffer that it grows by 28800
  * bytes whenever inflate stops short of the stream's end, and zlib stops short for good when the tile's bytes
  * end before its stream does: a tile cut short grows the buffer for ever (a 20 KB image hung its read). So
  * every GZIP tile of a tile-compressed HDU (hdu, its data at byte data, its COMPRESSED_DATA column col) is
@@ -191,16 +193,15 @@ static unsigned long long tile_pixels(LONGLONG t, int zndim, const LONGLONG *nax
  * because cfitsio gzips lossless floats as its caller gave them (doubles into a ZBITPIX -32 image too) and
  * quantized ones as int32. A tile whose COMPRESSED_DATA is empty is held in another column, which cfitsio
  * inflates into a buffer it does not grow. RICE_1, HCOMPRESS_1, PLIO_1 and NOCOMPRESS tiles are left to
- * cfitsio. */
-static int check_gzip_tiles(gw_fits_in *in, const char *path, const char *hdu, LONGLONG data, int col, char *err,
-                            size_t err_size)
+ * cfitsio once their descriptors are in the heap. */
+static int check_tiles(gw_fits_in *in, const char *path, const char *hdu, LONGLONG data, int col, char *err,
+                       size_t err_size)
 {
     int status = 0, zbitpix = 0, zndim = 0, code = 0;
     char cmp[FLEN_VALUE] = "", key[FLEN_KEYWORD], said[512];
     LONGLONG naxis[6] = {0}, tile[6] = {0}, rowlen = 0, rows = 0, pcount = 0, theap = 0, repeat = 0, width = 0;
-    if (fits_read_key(in->f, TSTRING, "ZCMPTYPE", cmp, NULL, &status) == 0 && strcmp(cmp, "GZIP_1") != 0 &&
-        strcmp(cmp, "GZIP_2") != 0)
-        return 0; /* compared as cfitsio compares: case and all */
+    fits_read_key(in->f, TSTRING, "ZCMPTYPE", cmp, NULL, &status);
+    const int gzip = !strcmp(cmp, "GZIP_1") || !strcmp(cmp, "GZIP_2"); /* compared as cfitsio compares: case and all */
     fits_read_key(in->f, TINT, "ZBITPIX", &zbitpix, NULL, &status);
     fits_read_key(in->f, TINT, "ZNAXIS", &zndim, NULL, &status);
     for (int k = 0; k < zndim && k < 6 && status == 0; k++) {
@@ -211,6 +212,12 @@ static int check_gzip_tiles(gw_fits_in *in, const char *path, const char *hdu, L
         if (fits_read_key(in->f, TLONGLONG, key, &tile[k], NULL, &absent)) tile[k] = k == 0 ? naxis[0] : 1;
         if (absent != 0 && absent != KEY_NO_EXIST) status = absent;
         if (tile[k] < 1) tile[k] = 1; /* only for the count: cfitsio refuses a tile of 0 itself */
+        /* cfitsio sizes its tile buffers from ZTILEn: a tile beyond its image asks for memory no image needs */
+        if (!status && tile[k] > naxis[k] && naxis[k] > 0) {
+            set_err(err, err_size, "%s: %s: keyword ZTILE%d = %lld: more than ZNAXIS%d = %lld: a tile larger than its "
+                    "image", path, hdu, k + 1, (long long)tile[k], k + 1, (long long)naxis[k]);
+            return -1;
+        }
     }
     fits_read_key(in->f, TLONGLONG, "NAXIS1", &rowlen, NULL, &status);
     fits_read_key(in->f, TLONGLONG, "NAXIS2", &rows, NULL, &status);
@@ -230,7 +237,7 @@ static int check_gzip_tiles(gw_fits_in *in, const char *path, const char *hdu, L
                 zbitpix);
         return -1;
     }
-    if (code != -TBYTE) {
+    if (gzip && code != -TBYTE) {
         set_err(err, err_size, "%s: %s: column COMPRESSED_DATA: not of bytes (1PB or 1QB), as GZIP tiles are", path,
                 hdu);
         return -1;
@@ -265,6 +272,7 @@ static int check_gzip_tiles(gw_fits_in *in, const char *path, const char *hdu, L
                     (long long)off, lo, hi);
             return -1;
         }
+        if (!gzip) continue;
         const unsigned long long pixels = tile_pixels(r - 1, zndim, naxis, tile);
         const unsigned long long want = pixels > (ULLONG_MAX - 1) / (unsigned)bytes ? ULLONG_MAX - 1 : pixels * bytes;
         unsigned char *next = (unsigned char *)in->buf + data + lo + off;
@@ -399,7 +407,7 @@ static int walk_hdus(gw_fits_in *in, const char *path, char *err, size_t err_siz
         char label[FLEN_VALUE + 8];
         if (u->name[0]) snprintf(label, sizeof label, "HDU '%s'", u->name);
         else snprintf(label, sizeof label, "HDU %d", h - 1);
-        if (compressed && check_gzip_tiles(in, path, label, data, col, err, err_size) != 0) return -1;
+        if (compressed && check_tiles(in, path, label, data, col, err, err_size) != 0) return -1;
         in->nhdu = h;
     }
     int status = 0;
