@@ -64,7 +64,7 @@ gw_cli_test(NAME bench_usage_baseline_without_html RC 2 WORKDIR FILES none LABEL
   STDERR "--baseline: compares in the HTML report: it needs --html FILE"
   ARGS bench --size smoke --baseline ${PROJECT_SOURCE_DIR}/tests/report/bench-cpu-smoke.json)
 gw_cli_test(NAME bench_usage_baseline_missing RC 1 WORKDIR FILES none LABELS host bench
-  STDERR "--baseline: old.json: cannot open: No such file or directory; nothing run, nothing written" ARGS bench --size smoke --html r.html --baseline old.json)
+  STDERR "report.py: 'old.json': cannot read: No such file or directory" ARGS bench --size smoke --html r.html --baseline old.json)
 gw_cli_test(NAME bench_usage_json_unwritable RC 2 WORKDIR FILES none LABELS host bench
   STDERR "--json 'missing/out.json': directory 'missing' does not exist" ARGS bench --size smoke --json missing/out.json)
 gw_cli_test(NAME bench_usage_trace_gw_device_cpu RC 2 WORKDIR FILES none ENV GW_DEVICE=cpu LABELS host bench

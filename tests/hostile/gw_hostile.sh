@@ -216,7 +216,7 @@ expect 0 "" new.json page.html
 begin "FIFO inputs" "bench --baseline a FIFO"
 mkfifo base.json
 run 20 "${smoke[@]}" --html page.html --baseline base.json
-expect 1 "--baseline: base.json: not a regular file (a FIFO)"
+expect 1 "report.py: 'base.json': not a regular file (a FIFO)"
 begin "FIFO inputs" "GW_NVML_LIBRARY names a FIFO (check --monitor)"
 mkfifo nvml.so
 with_env GW_NVML_LIBRARY="$dir/nvml.so" run 60 check --size small --device cpu --monitor
@@ -254,9 +254,9 @@ mkdir out.json
 run 20 "${smoke[@]}" --json out.json
 refute "grid_d4_ref"
 expect 2 "--json 'out.json': exists and is not a regular file (a directory)"
-for baseline in "malformed|{\"schema\": \"gpuwitness-bench/1\"|--baseline: old.json: not valid JSON" \
-                "directory||--baseline: old.json: not a regular file (a directory)" \
-                "another file|{\"a\": 1}|--baseline: old.json: not a gpuwitness bench result" \
+for baseline in "malformed|{\"schema\": \"gpuwitness-bench/1\"|report.py: 'old.json': not valid JSON" \
+                "directory||report.py: 'old.json': not a regular file (a directory)" \
+                "another file|{\"a\": 1}|report.py: 'old.json': schema: must be \"gpuwitness-bench/1\"" \
                 "a result with a negative time|negative|report.py: 'old.json': measurements[0]"; do
   IFS='|' read -r what text words <<< "$baseline"
   begin "bad output place" "bench --baseline $what: refused before the bench, nothing written"

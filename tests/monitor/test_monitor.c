@@ -15,15 +15,7 @@
 
 #include "gw_devmem.h"
 #include "gw_monitor.h"
-
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
+#include "gw_test_util.h"
 
 static void sleep_ms(unsigned ms)
 {

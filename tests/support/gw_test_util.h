@@ -6,6 +6,17 @@
 
 #include <stddef.h>
 
+/* RUNNING_ON_VALGRIND: nonzero under Valgrind (valgrind.h's client request), 0 where the header is missing;
+ * tests that time something shrink their problem under it. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
 /* Fails the test unless the lines between the marker lines example-begin and example-end (alone on their
  * line, or after "//") are the same in a kernel header and in the test that compiles its example: the
  * usage snippet in a header must be code the build really compiles and runs. Lines are compared without

@@ -82,12 +82,12 @@ enum gw_emu_barrier_kind { GW_EMU_BAR_SYNC, GW_EMU_BAR_OR, GW_EMU_BAR_AND, GW_EM
 int gw_emu_barrier(int kind, int predicate, const char *call, const char *file, int line);
 
 enum gw_emu_warp_kind {
-    GW_EMU_WARP_SYNC, GW_EMU_WARP_BALLOT, GW_EMU_WARP_ANY, GW_EMU_WARP_ALL,
-    GW_EMU_WARP_SHFL, GW_EMU_WARP_SHFL_UP, GW_EMU_WARP_SHFL_DOWN, GW_EMU_WARP_SHFL_XOR
+    GW_EMU_WARP_SYNC, GW_EMU_WARP_BALLOT, GW_EMU_WARP_SHFL, GW_EMU_WARP_SHFL_UP, GW_EMU_WARP_SHFL_DOWN,
+    GW_EMU_WARP_SHFL_XOR
 };
 /* A rendezvous of the lanes that mask names: every one of them must make the same call with the same mask.
  * value: this lane's operand (shuffles: 8 bytes of it); arg: the source lane, delta or lane mask; width: the
- * shuffle's segment. Returns the shuffled value, the ballot, or the predicate's vote. */
+ * shuffle's segment. Returns the shuffled value or the ballot. */
 uint64_t gw_emu_warp(int kind, unsigned mask, uint64_t value, int arg, int width, const char *call, const char *file,
                      int line);
 /* The lanes of the calling warp that have not returned (what __activemask can honestly say here). */

@@ -78,8 +78,6 @@
 #define __syncwarp(...) gw_emu_syncwarp(__FILE__, __LINE__, ##__VA_ARGS__)
 #define __ballot_sync(mask, p) \
     (unsigned)gw_emu_warp(GW_EMU_WARP_BALLOT, (mask), (p) != 0, 0, 32, "__ballot_sync", __FILE__, __LINE__)
-#define __any_sync(mask, p) (int)gw_emu_warp(GW_EMU_WARP_ANY, (mask), (p) != 0, 0, 32, "__any_sync", __FILE__, __LINE__)
-#define __all_sync(mask, p) (int)gw_emu_warp(GW_EMU_WARP_ALL, (mask), (p) != 0, 0, 32, "__all_sync", __FILE__, __LINE__)
 #define __activemask() gw_emu_active_mask()
 #define __shfl_sync(mask, v, src, ...) \
     gw_emu_shfl(GW_EMU_WARP_SHFL, (mask), (v), (src), gw_emu_width(__VA_ARGS__), "__shfl_sync", __FILE__, __LINE__)
@@ -114,9 +112,9 @@ static inline T gw_emu_shfl(int kind, unsigned mask, T value, int arg, int width
 }
 
 /* ---- atomics: the host's, each after a point where the scheduler may switch threads ----
- * Overloads for CUDA's own set of types, not templates, so that an argument converts as it does for nvcc
- * (an enum to int). CUDA's atomicCAS includes unsigned short: a true 16-bit compare-exchange here (the GPU's
- * is a 32-bit one on the aligned word; docs/grid_objects.md, "Padding"). */
+ * The calls and types the kernels make, as overloads for CUDA's own types, not templates, so that an argument
+ * converts as it does for nvcc (an enum to int). atomicCAS includes unsigned short: a true 16-bit
+ * compare-exchange here (the GPU's is a 32-bit one on the aligned word; docs/grid_objects.md, "Padding"). */
 template <typename T, typename F> static inline T gw_emu_atomic_update(T *p, F f)
 {
     gw_emu_atomic_point();
@@ -133,19 +131,9 @@ template <typename T, typename F> static inline T gw_emu_atomic_update(T *p, F f
     GW_EMU_ATOMIC(name, unsigned, expr)          \
     GW_EMU_ATOMIC(name, unsigned long long, expr)
 GW_EMU_ATOMIC_INTS(atomicAdd, old + v)
-GW_EMU_ATOMIC(atomicAdd, float, old + v)
-GW_EMU_ATOMIC(atomicAdd, double, old + v)
-GW_EMU_ATOMIC(atomicSub, int, old - v)
-GW_EMU_ATOMIC(atomicSub, unsigned, old - v)
-GW_EMU_ATOMIC_INTS(atomicExch, v)
-GW_EMU_ATOMIC(atomicExch, float, v)
 GW_EMU_ATOMIC_INTS(atomicMin, v < old ? v : old)
-GW_EMU_ATOMIC(atomicMin, long long, v < old ? v : old)
 GW_EMU_ATOMIC_INTS(atomicMax, v > old ? v : old)
-GW_EMU_ATOMIC(atomicMax, long long, v > old ? v : old)
-GW_EMU_ATOMIC_INTS(atomicAnd, old & v)
 GW_EMU_ATOMIC_INTS(atomicOr, old | v)
-GW_EMU_ATOMIC_INTS(atomicXor, old ^ v)
 #undef GW_EMU_ATOMIC_INTS
 #undef GW_EMU_ATOMIC
 #define GW_EMU_ATOMIC_CAS(T)                                                                         \
@@ -160,22 +148,14 @@ GW_EMU_ATOMIC_CAS(unsigned)
 GW_EMU_ATOMIC_CAS(unsigned long long)
 GW_EMU_ATOMIC_CAS(unsigned short)
 #undef GW_EMU_ATOMIC_CAS
-static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
-/* ---- intrinsics and the device math library's names ---- */
+/* ---- the intrinsics the kernels use ---- */
 static inline double __dmul_rn(double a, double b) { return a * b; } /* built with -ffp-contract=off: no fusing */
 static inline double __dadd_rn(double a, double b) { return a + b; }
 static inline double __dsub_rn(double a, double b) { return a - b; }
-static inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 static inline float __int2float_rn(int x) { return (float)x; } /* the host rounds to nearest too */
 static inline float __ll2float_rn(long long x) { return (float)x; }
-static inline double __int2double_rn(int x) { return (double)x; }
 static inline int __ffs(int x) { return __builtin_ffs(x); }
-static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-static inline int __popc(unsigned x) { return __builtin_popcount(x); }
-static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-static inline int __clz(int x) { return x ? __builtin_clz((unsigned)x) : 32; }
 static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 {
     const uint64_t bytes = (uint64_t)y << 32 | x;
@@ -185,7 +165,6 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 }
 template <typename T> static inline T __ldg(const T *p) { return *p; }
 static inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
-static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 #define GW_EMU_MINMAX(T)                                         \
     static inline T min(T a, T b) { return a < b ? a : b; }      \
     static inline T max(T a, T b) { return a > b ? a : b; }

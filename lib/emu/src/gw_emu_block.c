@@ -246,14 +246,9 @@ static void complete_warp(block_state *b, warp_state *w, unsigned warp)
         switch (w->kind) {
         case GW_EMU_WARP_SYNC: break;
         case GW_EMU_WARP_BALLOT:
-        case GW_EMU_WARP_ANY:
-        case GW_EMU_WARP_ALL: {
-            unsigned votes = 0;
             for (unsigned l = 0; l < GW_EMU_WARP; l++)
-                if ((w->mask >> l & 1u) && w->value[l]) votes |= 1u << l;
-            r = w->kind == GW_EMU_WARP_BALLOT ? votes : w->kind == GW_EMU_WARP_ANY ? votes != 0 : votes == w->mask;
+                if ((w->mask >> l & 1u) && w->value[l]) r |= 1u << l;
             break;
-        }
         case GW_EMU_WARP_SHFL: src = base + (w->arg[lane] & (seg - 1)); break;
         case GW_EMU_WARP_SHFL_UP: src = (int)lane - w->arg[lane] >= base ? (int)lane - w->arg[lane] : (int)lane; break;
         case GW_EMU_WARP_SHFL_DOWN:

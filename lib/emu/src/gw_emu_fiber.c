@@ -95,22 +95,11 @@ int gw_emu_fiber_init(gw_emu_fiber *f, size_t stack_bytes)
         munmap(base, stack_bytes + page);
         return -1;
     }
-    *f = (gw_emu_fiber){.map = base, .map_bytes = stack_bytes + page, .stack = base + page,
-                        .stack_bytes = stack_bytes};
+    *f = (gw_emu_fiber){.stack = base + page, .stack_bytes = stack_bytes};
 #if defined(GW_EMU_TSAN)
     f->tsan = __tsan_create_fiber(0);
 #endif
     return 0;
-}
-
-void gw_emu_fiber_destroy(gw_emu_fiber *f)
-{
-    if (!f->map) return;
-#if defined(GW_EMU_TSAN)
-    if (f->tsan) __tsan_destroy_fiber(f->tsan);
-#endif
-    munmap(f->map, f->map_bytes);
-    f->map = NULL;
 }
 
 void gw_emu_fiber_start(gw_emu_fiber *f, void (*entry)(void *), void *arg)
@@ -161,8 +150,6 @@ void gw_emu_fiber_yield(void)
     if (!f) return; /* not on a fiber: host code calling a device function directly */
     switch_to(f, &scheduler_context);
 }
-
-gw_emu_fiber *gw_emu_fiber_running(void) { return running; }
 
 void gw_emu_fiber_release(const void *sync_object)
 {

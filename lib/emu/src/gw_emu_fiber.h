@@ -19,8 +19,6 @@ extern "C" {
 
 typedef struct gw_emu_fiber {
     void *sp;                  /* saved stack pointer while the fiber is not running */
-    void *map;                 /* the mapping: a guard page, then the stack */
-    size_t map_bytes;
     unsigned char *stack;      /* lowest address of the stack */
     size_t stack_bytes;
     void (*entry)(void *);
@@ -29,17 +27,15 @@ typedef struct gw_emu_fiber {
     void *tsan;                /* ThreadSanitizer's fiber, when built with it */
 } gw_emu_fiber;
 
-/* A stack of stack_bytes (rounded up to pages) with a guard page below it. 0, or -1 (mmap failed). */
+/* A stack of stack_bytes (rounded up to pages) with a guard page below it, kept for the process's life (the
+ * executor reuses its fibers from block to block). 0, or -1 (mmap failed). */
 int gw_emu_fiber_init(gw_emu_fiber *f, size_t stack_bytes);
-void gw_emu_fiber_destroy(gw_emu_fiber *f);
 /* Makes f run entry(arg) from the top of its stack at its next resume. */
 void gw_emu_fiber_start(gw_emu_fiber *f, void (*entry)(void *), void *arg);
 /* On the scheduler: runs f until it yields or finishes. */
 void gw_emu_fiber_resume(gw_emu_fiber *f);
 /* On a fiber: back to the scheduler (returns when resumed). Off a fiber: nothing. */
 void gw_emu_fiber_yield(void);
-/* The fiber running on this OS thread, or NULL on the scheduler. */
-gw_emu_fiber *gw_emu_fiber_running(void);
 /* Happens-before for ThreadSanitizer: what a fiber did before release(x) is ordered before what another
  * does after acquire(x). Without ThreadSanitizer they do nothing. */
 void gw_emu_fiber_release(const void *sync_object);

@@ -305,16 +305,19 @@ static cudaError_t check_copy(void *dst, const void *src, size_t bytes, enum cud
     return cudaErrorInvalidMemcpyDirection;
 }
 
-static cudaError_t copy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s, int sync)
+/* A copy or a memset (proto), checked, queued on s, and run at once when sync (the synchronous calls). */
+static cudaError_t transfer(op proto, enum cudaMemcpyKind kind, cudaStream_t s, int sync)
 {
     pthread_mutex_lock(&lock);
     cudaError_t e = sticky;
     if (e == cudaSuccess) e = check_stream(s);
-    if (e == cudaSuccess) e = check_copy(dst, src, bytes, kind);
-    op *o = e == cudaSuccess && bytes ? calloc(1, sizeof *o) : NULL;
-    if (e == cudaSuccess && bytes && !o) e = cudaErrorMemoryAllocation;
+    if (e == cudaSuccess)
+        e = proto.type == OP_COPY ? check_copy(proto.dst, proto.src, proto.bytes, kind)
+            : proto.bytes && !is_device(proto.dst, proto.bytes) ? cudaErrorInvalidValue : cudaSuccess;
+    op *o = e == cudaSuccess && proto.bytes ? malloc(sizeof *o) : NULL;
+    if (e == cudaSuccess && proto.bytes && !o) e = cudaErrorMemoryAllocation;
     if (o) {
-        o->type = OP_COPY, o->dst = dst, o->src = src, o->bytes = bytes;
+        *o = proto;
         e = enqueue(o);
     }
     if (e == cudaSuccess && sync) e = drain();
@@ -324,34 +327,23 @@ static cudaError_t copy(void *dst, const void *src, size_t bytes, enum cudaMemcp
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind)
 {
-    return copy(dst, src, bytes, kind, NULL, 1);
+    return transfer((op){.type = OP_COPY, .dst = dst, .src = src, .bytes = bytes}, kind, NULL, 1);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, cudaStream_t s)
 {
-    return copy(dst, src, bytes, kind, s, 0);
+    return transfer((op){.type = OP_COPY, .dst = dst, .src = src, .bytes = bytes}, kind, s, 0);
 }
 
-static cudaError_t set(void *dst, int value, size_t bytes, cudaStream_t s, int sync)
+cudaError_t cudaMemset(void *dst, int value, size_t bytes)
 {
-    pthread_mutex_lock(&lock);
-    cudaError_t e = sticky;
-    if (e == cudaSuccess) e = check_stream(s);
-    if (e == cudaSuccess && bytes && !is_device(dst, bytes)) e = cudaErrorInvalidValue;
-    op *o = e == cudaSuccess && bytes ? calloc(1, sizeof *o) : NULL;
-    if (e == cudaSuccess && bytes && !o) e = cudaErrorMemoryAllocation;
-    if (o) {
-        o->type = OP_SET, o->dst = dst, o->value = value, o->bytes = bytes;
-        e = enqueue(o);
-    }
-    if (e == cudaSuccess && sync) e = drain();
-    pthread_mutex_unlock(&lock);
-    return result(e);
+    return transfer((op){.type = OP_SET, .dst = dst, .value = value, .bytes = bytes}, cudaMemcpyDefault, NULL, 1);
 }
 
-cudaError_t cudaMemset(void *dst, int value, size_t bytes) { return set(dst, value, bytes, NULL, 1); }
-
-cudaError_t cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t s) { return set(dst, value, bytes, s, 0); }
+cudaError_t cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t s)
+{
+    return transfer((op){.type = OP_SET, .dst = dst, .value = value, .bytes = bytes}, cudaMemcpyDefault, s, 0);
+}
 
 const char *gw_emu_last_device_error(void)
 {

@@ -41,21 +41,31 @@ static void describe(const gw_cli_file *f, int is_output, char *buf, size_t size
     else snprintf(buf, size, "%s'%s'", is_output ? "output " : "", f->path);
 }
 
+/* The directory a path names its file in ("." for a bare name, "/" for a file at the root), newly allocated
+ * (NULL when out of memory), and in *base the file name. */
+static char *dir_of(const char *path, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    if (!slash) return strdup(".");
+    return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
 /* The place of one output: its directory exists and can be written, the name is a file name, and what
  * exists there is a regular file. Adds its entry key and, when it exists, its file key. 0, or -1 (printed). */
 static int check_place(const char *cmd, const gw_cli_file *f, size_t index, key *entry, key *file, int *exists)
 {
     char which[4200];
     describe(f, 1, which, sizeof which);
-    const char *slash = strrchr(f->path, '/');
-    const char *base = slash ? slash + 1 : f->path;
-    if (!*base) {
-        fprintf(stderr, "%s: %s: not a file name (it ends in '/')\n", cmd, which);
-        return -1;
-    }
-    char *dir = slash ? strndup(f->path, slash == f->path ? 1 : (size_t)(slash - f->path)) : strdup(".");
+    const char *base;
+    char *dir = dir_of(f->path, &base);
     if (!dir) {
         fprintf(stderr, "%s: out of memory\n", cmd);
+        return -1;
+    }
+    if (!*base) {
+        fprintf(stderr, "%s: %s: not a file name (it ends in '/')\n", cmd, which);
+        free(dir);
         return -1;
     }
     struct stat st;
@@ -88,12 +98,12 @@ static int check_place(const char *cmd, const gw_cli_file *f, size_t index, key 
 /* The directory entry of an input, when its directory exists: 1 and *k set, else 0. */
 static int input_entry(const gw_cli_file *f, size_t index, key *k)
 {
-    const char *slash = strrchr(f->path, '/');
-    char *dir = slash ? strndup(f->path, slash == f->path ? 1 : (size_t)(slash - f->path)) : strdup(".");
+    const char *base;
+    char *dir = dir_of(f->path, &base);
     struct stat st;
     const int found = dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
     free(dir);
-    if (found) *k = (key){st.st_dev, st.st_ino, slash ? slash + 1 : f->path, 0, index};
+    if (found) *k = (key){st.st_dev, st.st_ino, base, 0, index};
     return found;
 }
 

@@ -11,13 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "gw_bench.h"
 #include "gw_cli_files.h"
 #include "gw_commands.h"
 #include "gw_kernel.h"
-#include "gw_infile.h"
 #include "gw_outfile.h"
 
 static void print_help(void)
@@ -293,51 +291,6 @@ static int check_outputs(const bench_options *o, const char *manifest_path)
     return gw_cli_check_outputs("gpuwitness bench", outs, n, &baseline, o->baseline ? 1 : 0) ? GW_EXIT_USAGE : 0;
 }
 
-/* --baseline: a regular file (gw_infile.h) that holds a bench result, read and checked before any work, so that
- * a wrong file fails now and not after the whole run (the report reads it again at the end, after the checks
- * of bench/report.py). 0, or GW_EXIT_FAIL (printed). */
-static int check_baseline(const char *path)
-{
-    enum { MAX_BYTES = 256 << 20 };
-    char err[1024] = "";
-    struct stat st;
-    char *text = NULL;
-    cJSON *doc = NULL;
-    const int fd = gw_infile_open(path, &st, err, sizeof err);
-    if (fd >= 0) {
-        if (st.st_size > MAX_BYTES) {
-            snprintf(err, sizeof err, "%s: %lld bytes, more than a bench result's limit of %d", path,
-                     (long long)st.st_size, MAX_BYTES);
-        } else if (!(text = malloc((size_t)st.st_size + 1))) {
-            snprintf(err, sizeof err, "%s: out of memory", path);
-        } else {
-            size_t got = 0;
-            ssize_t n = 0;
-            while (got < (size_t)st.st_size && ((n = read(fd, text + got, (size_t)st.st_size - got)) > 0 ||
-                                                (n < 0 && errno == EINTR)))
-                got += n > 0 ? (size_t)n : 0;
-            if (n < 0 || got < (size_t)st.st_size) snprintf(err, sizeof err, "%s: read error: %s", path,
-                                                            n < 0 ? strerror(errno) : "the file shrank");
-            else if (!(doc = cJSON_ParseWithLength(text, got)))
-                snprintf(err, sizeof err, "%s: not valid JSON (near byte %td)", path, cJSON_GetErrorPtr() - text);
-        }
-        close(fd);
-    }
-    if (doc) {
-        const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-        if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "gpuwitness-bench/1"))
-            snprintf(err, sizeof err, "%s: not a gpuwitness bench result: \"schema\" must be \"gpuwitness-bench/1\"",
-                     path);
-        else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "measurements")))
-            snprintf(err, sizeof err, "%s: \"measurements\" must be a list", path);
-    }
-    cJSON_Delete(doc);
-    free(text);
-    if (!err[0]) return 0;
-    fprintf(stderr, "gpuwitness bench: --baseline: %s; nothing run, nothing written\n", err);
-    return GW_EXIT_FAIL;
-}
-
 /* --dump-inputs DIR exists as a directory afterwards (created when missing), or a usage error. */
 static int prepare_dump_dir(const char *dir)
 {
@@ -362,16 +315,6 @@ static int open_output(gw_outfile *f, const char *path, const char *option)
     if (gw_outfile_open(f, path, err, sizeof err) == 0) return 0;
     fprintf(stderr, "gpuwitness bench: %s: %s\n", option, err);
     return -1;
-}
-
-/* --trace FILE is written at the end of the first GPU case (gw_trace_write): a temporary file made beside it
- * now and removed shows that it can be, before any work. */
-static int trace_writable(const char *path)
-{
-    gw_outfile f = GW_OUTFILE_INIT;
-    const int ok = open_output(&f, path, "--trace") == 0;
-    gw_outfile_discard(&f);
-    return ok;
 }
 
 /* Writes json into the staged file f and finishes it (the set is committed together); 0, or -1 (printed). */
@@ -604,7 +547,6 @@ int gw_cmd_bench(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof path, "%s/manifest.json", o.dump_dir ? o.dump_dir : ".");
     if (check_outputs(&o, path)) return GW_EXIT_USAGE;
-    if (o.baseline && check_baseline(o.baseline)) return GW_EXIT_FAIL;
 
     gw_bench_run run;
     memset(&run, 0, sizeof run);
@@ -633,7 +575,7 @@ int gw_cmd_bench(int argc, char **argv)
         return GW_EXIT_FAIL;
     }
     gw_outfile json_file = GW_OUTFILE_INIT, manifest_file = GW_OUTFILE_INIT, html_file = GW_OUTFILE_INIT;
-    if ((o.json && open_output(&json_file, o.json, "--json")) || (o.trace && !trace_writable(o.trace)) ||
+    if ((o.json && open_output(&json_file, o.json, "--json")) ||
         (o.html && open_output(&html_file, o.html, "--html")) ||
         (o.dump_dir && (prepare_dump_dir(o.dump_dir) || open_output(&manifest_file, path, "--dump-inputs")))) {
         gw_outfile_discard(&json_file);

@@ -377,19 +377,11 @@ static int extract_and_write(const desi_opts *o, const ex2d_psf *psf, const ex2d
         fprintf(stderr, "%s: out of memory; nothing written\n", o->cmd);
         rc = GW_EXIT_FAIL;
     }
-    if (rc == GW_EXIT_OK) {
-        char why[512];
-        const int nfailed = gw_ex2d_judge_patches(f, &out, o->regularize, failed, why, sizeof why);
-        if (nfailed == f->npatch) { /* a frame of zeros is no extraction */
-            fprintf(stderr, "%s: every patch failed (%d), the first, %s; nothing written\n", o->cmd, nfailed, why);
-            rc = GW_EXIT_FAIL;
-        } else {
-            if (nfailed)
-                fprintf(stderr, "%s: %d of %d patches failed (their core is 0 with IVAR 0 and MASK BAD2DFIT), the "
-                        "first, %s\n", o->cmd, nfailed, f->npatch, why);
-            rc = write_frame(o, f, &out, failed);
-        }
-    }
+    if (rc == GW_EXIT_OK)
+        rc = gw_ex2d_judge_patches(o->cmd, "their core is 0 with IVAR 0 and MASK BAD2DFIT", f, &out, o->regularize,
+                                   failed)
+                 ? GW_EXIT_FAIL
+                 : write_frame(o, f, &out, failed);
     free(failed);
     ex2d_ref_outputs_free(&out);
     return rc;

@@ -128,12 +128,12 @@ static double largest_weighted_pixel(const ex2d_frame *f, const ex2d_patch_desc 
     return largest;
 }
 
-int gw_ex2d_judge_patches(const ex2d_frame *f, ex2d_outputs *out, double regularize, unsigned char *failed,
-                          char *why, size_t why_size)
+int gw_ex2d_judge_patches(const char *cmd, const char *zeroed_as, const ex2d_frame *f, ex2d_outputs *out,
+                          double regularize, unsigned char *failed)
 {
     const ex2d_params *p = &f->params;
     int count = 0;
-    why[0] = '\0';
+    char why[512] = "";
     for (int i = 0; i < f->npatch; i++) {
         const ex2d_patch_desc *d = &f->patches[i];
         const int status = out->info[i].status;
@@ -144,18 +144,24 @@ int gw_ex2d_judge_patches(const ex2d_frame *f, ex2d_outputs *out, double regular
         zero_core(p, d, out);
         if (count++) continue;
         if (status == EX2D_PATCH_NOT_POSDEF && regularize >= 0.0 && regularize < 1e-4)
-            snprintf(why, why_size, "patch %d: %s; retry with --regularize 1e-4", i, ex2d_patch_status_str(status));
+            snprintf(why, sizeof why, "patch %d: %s; retry with --regularize 1e-4", i, ex2d_patch_status_str(status));
         else if (status == EX2D_PATCH_NOT_POSDEF && regularize >= 0.0)
-            snprintf(why, why_size, "patch %d: %s, even with --regularize %g: the normal matrix overflows or the "
+            snprintf(why, sizeof why, "patch %d: %s, even with --regularize %g: the normal matrix overflows or the "
                      "pixels under it carry no usable information", i, ex2d_patch_status_str(status), regularize);
         else if (status != EX2D_PATCH_OK)
-            snprintf(why, why_size, "patch %d: %s", i, ex2d_patch_status_str(status));
+            snprintf(why, sizeof why, "patch %d: %s", i, ex2d_patch_status_str(status));
         else if (!finite)
-            snprintf(why, why_size, "patch %d: its results are not finite: the sums overflowed (the largest "
+            snprintf(why, sizeof why, "patch %d: its results are not finite: the sums overflowed (the largest "
                      "|pixel| with ivar > 0 under it is %g)", i, largest_weighted_pixel(f, d));
         else
-            snprintf(why, why_size, "patch %d: no bin has information: every pixel under its spots is masked (ivar "
+            snprintf(why, sizeof why, "patch %d: no bin has information: every pixel under its spots is masked (ivar "
                      "0) or the spots are zero there", i);
     }
-    return count;
+    if (count == f->npatch) {
+        fprintf(stderr, "%s: every patch failed (%d), the first, %s; nothing written\n", cmd, count, why);
+        return -1;
+    }
+    if (count)
+        fprintf(stderr, "%s: %d of %d patches failed (%s), the first, %s\n", cmd, count, f->npatch, zeroed_as, why);
+    return 0;
 }

@@ -66,11 +66,12 @@ int gw_ex2d_extract(const char *label, const ex2d_frame *f, const gw_device_choi
 /* What `run` makes of an extraction's patches (docs/ex2d_patch.md, "When patches fail"): a patch failed when
  * its status is not ok, when a core output is not finite (the sums overflowed), or when no core bin has
  * information (every ivar 0: the pixels under its spots masked, or the spots zero). A failed patch's core is
- * zeroed (flux, ivar, Rdiags, chi2pix) and failed[i] set (failed holds f->npatch entries). Returns the count;
- * the first failed patch's cause, with the remedy that fits it, goes to why ("" when none failed). regularize:
- * the run's --regularize, or < 0 for a command without that option. */
-int gw_ex2d_judge_patches(const ex2d_frame *f, ex2d_outputs *out, double regularize, unsigned char *failed,
-                          char *why, size_t why_size);
+ * zeroed (flux, ivar, Rdiags, chi2pix) and failed[i] set (failed holds f->npatch entries). The count and the
+ * first failed patch's cause, with the remedy that fits it, are printed after cmd; zeroed_as says what the
+ * outputs hold for a failed patch. regularize: the run's --regularize, or < 0 for a command without that
+ * option. 0 when there is a frame to write, or -1 when every patch failed (a frame of zeros is no result). */
+int gw_ex2d_judge_patches(const char *cmd, const char *zeroed_as, const ex2d_frame *f, ex2d_outputs *out,
+                          double regularize, unsigned char *failed);
 
 /* `gpuwitness run ex2d --psf ...` and `gpuwitness synth ex2d ...` on DESI files (ex2d_patch_desi.c). */
 int gw_ex2d_run_desi(int argc, char **argv);

@@ -238,20 +238,10 @@ static int run_ex2d(const ex2d_opts *o, const ex2d_frame_config *cfg, const gw_d
         fprintf(stderr, "gpuwitness run ex2d_patch: out of memory; nothing written\n");
         rc = GW_EXIT_FAIL;
     }
-    if (rc == GW_EXIT_OK) {
-        char why[512];
-        const int nfailed = gw_ex2d_judge_patches(&f, &out, -1.0, failed, why, sizeof why);
-        if (nfailed == f.npatch) { /* nothing extracted: a frame of zeros is no result */
-            fprintf(stderr, "gpuwitness run ex2d_patch: every patch failed (%d), the first, %s; nothing written\n",
-                    nfailed, why);
-            rc = GW_EXIT_FAIL;
-        } else {
-            if (nfailed)
-                fprintf(stderr, "gpuwitness run ex2d_patch: %d of %d patches failed (their core is 0), the first, %s\n",
-                        nfailed, f.npatch, why);
-            rc = write_outputs(o->out_dir, &f, &out);
-        }
-    }
+    if (rc == GW_EXIT_OK)
+        rc = gw_ex2d_judge_patches("gpuwitness run ex2d_patch", "their core is 0", &f, &out, -1.0, failed)
+                 ? GW_EXIT_FAIL
+                 : write_outputs(o->out_dir, &f, &out);
     free(failed);
     ex2d_ref_outputs_free(&out);
     ex2d_frame_free(&f);
