@@ -101,33 +101,48 @@ function(gw_add_cpu_test)
   endif()
 endfunction()
 
-# gw_add_gpu_executable(NAME n SOURCES ... LIBS ... [EMU]): the GPU test executable; with EMU also n_emu, the
-# same sources on the emulated device (docs/emu.md): every library L of LIBS that has an L_emu twin is replaced
-# by it (the kernels), gw_gpu_test by gw_gpu_test_emu, and nothing links cudart.
+# gw_add_gpu_executable(NAME n SOURCES ... LIBS ... [DEFINES d...] [EMU]): the GPU test executable, its .cu
+# sources compiled with DEFINES (a canary's planted fault); with EMU also n_emu, the same sources on the
+# emulated device (docs/emu.md): the .cu sources through gw_add_emu_library with the same DEFINES, every library
+# L of LIBS that has an L_emu twin replaced by it (the kernels), gw_gpu_test by gw_gpu_test_emu, no cudart.
 function(gw_add_gpu_executable)
-  cmake_parse_arguments(T "EMU" "NAME" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(T "EMU" "NAME" "SOURCES;LIBS;DEFINES" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE gw_test_main gw_gpu_test gw_warnings ${T_LIBS})
-  if(T_EMU)
-    set(libs "")
-    foreach(lib IN LISTS T_LIBS)
-      if(TARGET ${lib}_emu)
-        list(APPEND libs ${lib}_emu)
-      else()
-        list(APPEND libs ${lib})
-      endif()
-    endforeach()
-    add_executable(${T_NAME}_emu ${T_SOURCES})
-    target_compile_definitions(${T_NAME}_emu PRIVATE GW_EMU=1)
-    target_link_libraries(${T_NAME}_emu PRIVATE gw_test_main gw_gpu_test_emu gw_warnings ${libs})
+  if(T_DEFINES)
+    target_compile_definitions(${T_NAME} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${T_DEFINES}>)
   endif()
+  if(NOT T_EMU)
+    return()
+  endif()
+  set(libs "")
+  foreach(lib IN LISTS T_LIBS)
+    if(TARGET ${lib}_emu)
+      list(APPEND libs ${lib}_emu)
+    else()
+      list(APPEND libs ${lib})
+    endif()
+  endforeach()
+  set(c_sources ${T_SOURCES})
+  set(cu_sources ${T_SOURCES})
+  list(FILTER c_sources EXCLUDE REGEX "\\.cu$")
+  list(FILTER cu_sources INCLUDE REGEX "\\.cu$")
+  add_executable(${T_NAME}_emu ${c_sources})
+  target_compile_definitions(${T_NAME}_emu PRIVATE GW_EMU=1)
+  if(cu_sources)
+    gw_add_emu_library(${T_NAME}_emu_cu SOURCES ${cu_sources})
+    target_compile_definitions(${T_NAME}_emu_cu PRIVATE ${T_DEFINES})
+    target_link_libraries(${T_NAME}_emu_cu PRIVATE ${libs})
+    list(PREPEND libs ${T_NAME}_emu_cu)
+  endif()
+  target_link_libraries(${T_NAME}_emu PRIVATE gw_test_main gw_gpu_test_emu gw_warnings ${libs})
 endfunction()
 
-# gw_add_emu_test(NAME n COMMAND ... [TIMEOUT s] [SEEDS s...] [LABELS ...]): a test of the emu tier (label emu)
-# on the emulated device: never skipped (the emulated device is always there), GW_REQUIRE_GPU and GW_DEVICE
-# unset (it proves logic, not a GPU: docs/emu.md), once per seed of GW_EMU_SEED (n, then n.seedS).
+# gw_add_emu_test(NAME n COMMAND ... [TIMEOUT s] [SEEDS s...] [LABELS ...] [ENV A=1...]): a test of the emu tier
+# (label emu) on the emulated device: never skipped (the emulated device is always there), GW_REQUIRE_GPU and
+# GW_DEVICE unset (it proves logic, not a GPU: docs/emu.md), once per seed of GW_EMU_SEED (n, then n.seedS).
 function(gw_add_emu_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;SEEDS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;SEEDS;LABELS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
@@ -135,6 +150,14 @@ function(gw_add_emu_test)
     set(T_SEEDS 1)
   endif()
   list(GET T_SEEDS 0 first)
+  # In the asan build the tier runs once, for memory errors: no more seeds, and no data sets (sanitizer_suite's
+  # time; the plain build runs both).
+  if(GW_ASAN_BUILD)
+    if("data" IN_LIST T_LABELS)
+      return()
+    endif()
+    set(T_SEEDS ${first})
+  endif()
   foreach(seed IN LISTS T_SEEDS)
     set(name ${T_NAME})
     if(NOT seed EQUAL first)
@@ -142,14 +165,37 @@ function(gw_add_emu_test)
     endif()
     add_test(NAME ${name} COMMAND ${T_COMMAND})
     set_tests_properties(${name} PROPERTIES LABELS "emu;${T_LABELS}" TIMEOUT ${T_TIMEOUT}
-      ENVIRONMENT "GW_EMU_SEED=${seed};CRITERION_JOBS=1"
+      ENVIRONMENT "GW_EMU_SEED=${seed};CRITERION_JOBS=1;${T_ENV}"
       ENVIRONMENT_MODIFICATION "GW_REQUIRE_GPU=unset:;GW_DEVICE=unset:;CRITERION_ALWAYS_SUCCEED=unset:")
   endforeach()
 endfunction()
 
+# ThreadSanitizer's options for the emu tier's TSan runs: a report ends the process with exit 66.
+set(GW_TSAN_OPTIONS "TSAN_OPTIONS=halt_on_error=1:exitcode=66:report_signal_unsafe=0")
+
+# gw_add_emu_canary(NAME n EXPECT regex COMMAND ... [ENV A=1...]): a canary on the emulated device (labels
+# canary;emu), caught only when the command fails through the guard named by EXPECT; an exit 77 there is a
+# failure, never a skip (GW_CANARY_NO_SKIP: the emulated device is always present). In the asan build, only
+# the canaries that AddressSanitizer must catch.
+function(gw_add_emu_canary)
+  cmake_parse_arguments(T "" "NAME;EXPECT" "COMMAND;ENV" ${ARGN})
+  if(GW_ASAN_BUILD AND NOT T_EXPECT MATCHES "Sanitizer")
+    return() # the guards' canaries run in the plain build; the asan build runs the sanitizer's own
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${GW_BASH} ${GW_CTEST_DIR}/gw_run_canary.sh "${T_EXPECT}" ${T_COMMAND})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "canary;emu" WILL_FAIL TRUE TIMEOUT 300
+    ENVIRONMENT "GW_EMU_SEED=1;CRITERION_JOBS=1;GW_CANARY_NO_SKIP=1;${T_ENV}"
+    ENVIRONMENT_MODIFICATION "GW_REQUIRE_GPU=unset:;GW_DEVICE=unset:;CRITERION_ALWAYS_SUCCEED=unset:")
+endfunction()
+
+# gw_wrap_launcher(target launcher...): calls of each launcher reach __wrap_<launcher> (a canary's planted fault),
+# in target and in its emulated twin target_emu where there is one.
 function(gw_wrap_launcher target)
   foreach(launcher IN LISTS ARGN)
     target_link_options(${target} PRIVATE "LINKER:--wrap=${launcher}")
+    if(TARGET ${target}_emu)
+      target_link_options(${target}_emu PRIVATE "LINKER:--wrap=${launcher}")
+    endif()
   endforeach()
 endfunction()
 

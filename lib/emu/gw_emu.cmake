@@ -6,10 +6,22 @@
 # the toolkit's CUB; -ffp-contract=off, as nvcc's __dmul_rn/__dadd_rn promise no fused multiply-add.
 set(GW_EMU_DIR ${CMAKE_CURRENT_LIST_DIR})
 
-# gw_add_emu_library(<target> SOURCES <.cu/.cuh>... [INCLUDES <dirs>...]): the sources rewritten into
-# <build>/emu/<target>/ and the .cu compiled for the emulated device, as described above.
+# The emu tier's ThreadSanitizer runs (docs/emu.md, "Races and memory errors"): <k>_emu_tsan twins of the
+# kernels of GW_EMU_TSAN_KERNELS (tests/emu/emu_tsan_run.c runs them), their device code compiled with
+# -fsanitize=thread. Not in a build that is itself sanitized (the asan
+# preset): ThreadSanitizer cannot share a program with AddressSanitizer.
+if(CMAKE_C_FLAGS MATCHES "-fsanitize=" OR CMAKE_CXX_FLAGS MATCHES "-fsanitize=")
+  set(GW_EMU_TSAN_TIER OFF)
+else()
+  set(GW_EMU_TSAN_TIER ON)
+endif()
+set(GW_EMU_TSAN_KERNELS grid_d4 grid_objects focus_stack)
+
+# gw_add_emu_library(<target> SOURCES <.cu/.cuh>... [INCLUDES <dirs>...] [TSAN]): the sources rewritten into
+# <build>/emu/<target>/ and the .cu compiled for the emulated device, as described above; TSAN: with
+# -fsanitize=thread, and every program that links the library is linked with it.
 function(gw_add_emu_library target)
-  cmake_parse_arguments(E "" "" "SOURCES;INCLUDES" ${ARGN})
+  cmake_parse_arguments(E "TSAN" "" "SOURCES;INCLUDES" ${ARGN})
   set(out_dir ${PROJECT_BINARY_DIR}/emu/${target})
   set(outputs "")
   set(units "")
@@ -35,10 +47,18 @@ function(gw_add_emu_library target)
   target_compile_options(${target} PRIVATE -std=gnu++17 -include gw_emu_device.h -ffp-contract=off
     -Wno-unknown-pragmas)
   target_link_libraries(${target} PUBLIC gw_emu)
+  if(E_TSAN)
+    # volatile accesses as the relaxed atomics PTX makes them (gw_emu_fiber.c, __tsan_volatile_read*)
+    target_compile_options(${target} PRIVATE -fsanitize=thread --param=tsan-distinguish-volatile=1)
+    target_link_options(${target} INTERFACE -fsanitize=thread)
+  endif()
 endfunction()
 
 function(gw_add_kernel_emu k)
   set(src_dir ${PROJECT_SOURCE_DIR}/kernels/${k})
   file(GLOB sources CONFIGURE_DEPENDS ${src_dir}/*.cu ${src_dir}/*.cuh)
   gw_add_emu_library(${k}_emu SOURCES ${sources} INCLUDES ${PROJECT_SOURCE_DIR}/kernels ${src_dir})
+  if(GW_EMU_TSAN_TIER AND k IN_LIST GW_EMU_TSAN_KERNELS)
+    gw_add_emu_library(${k}_emu_tsan SOURCES ${sources} INCLUDES ${PROJECT_SOURCE_DIR}/kernels ${src_dir} TSAN)
+  endif()
 endfunction()

@@ -378,6 +378,17 @@ static void free_copy(run_copy *c)
     free(c->info);
 }
 
+/* Tier L (ex2d_gc_tier_config); on the emulated device (GW_GPU_EMULATED) its first TIER_L_PATCHES patches,
+ * from the camera's first wavelength: the same subbundle, stages and chunking at a quarter of the cost. The
+ * header's example (test_ex2d_patch_example) still runs all 47 there. */
+#define TIER_L_PATCHES (GW_GPU_EMULATED ? 12 : 47)
+static ex2d_frame_config tier_l_config(void)
+{
+    ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
+    if (GW_GPU_EMULATED) cfg.nwave = TIER_L_PATCHES * cfg.nwavestep;
+    return cfg;
+}
+
 /* The frame outputs and info of two runs are the same bits; with_ws: the workspaces too. */
 static void expect_same_bits(const run_copy *a, const run_copy *b, const ex2d_gpu_case *t, int with_ws,
                              const char *what)
@@ -392,9 +403,9 @@ static void expect_same_bits(const run_copy *a, const run_copy *b, const ex2d_gp
 Test(ex2d_patch_gpu, pipeline_on_tier_l_in_chunks_matches_the_reference_and_repeats_bit_for_bit)
 {
     gw_skip_under_sanitizer("tier L (47 patches)");
-    const ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
+    const ex2d_frame_config cfg = tier_l_config();
     ex2d_gpu_case t;
-    ex2d_gc_open(&t, &cfg, 10); /* 47 patches: chunks of 10, 10, 10, 10, 7 */
+    ex2d_gc_open(&t, &cfg, 10); /* 47 patches: chunks of 10, 10, 10, 10, 7 (emulated, 12: 10 and 2) */
     reference_pipeline(&t, 0, t.f.npatch);
     run_copy first, second;
     run_pipeline(&t, 0, t.f.npatch, 10, t.d_witness);
@@ -412,15 +423,15 @@ Test(ex2d_patch_gpu, pipeline_on_tier_l_in_chunks_matches_the_reference_and_repe
 Test(ex2d_patch_gpu, tier_l_noisy_chi_has_unit_scatter_and_batching_changes_no_bit)
 {
     gw_skip_under_sanitizer("tier L (47 patches)");
-    const ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
+    const ex2d_frame_config cfg = tier_l_config();
     ex2d_gpu_case t;
-    ex2d_gc_open(&t, &cfg, 47);
+    ex2d_gc_open(&t, &cfg, TIER_L_PATCHES);
     const ex2d_params *p = &t.f.params;
     const int np = t.f.npatch, m = p->m;
-    cr_assert(np == 47, "tier L has %d patches, expected 47", np);
+    cr_assert(np == TIER_L_PATCHES, "tier L has %d patches, expected %d", np, TIER_L_PATCHES);
     reference_pipeline(&t, 0, np);
-    run_pipeline(&t, 0, np, 47, t.d_witness);
-    expect_pipeline_matches(&t, 0, np, 47);
+    run_pipeline(&t, 0, np, np, t.d_witness);
+    expect_pipeline_matches(&t, 0, np, np);
     cr_expect(ex2d_check_model(&t, 0, np) == 0, "pipeline model (above)");
 
     /* "Analytic cases": chi = (flux - R f_true) sqrt(ivar) over every core bin, R from the GPU's Q (one batch: every
@@ -456,7 +467,7 @@ Test(ex2d_patch_gpu, tier_l_noisy_chi_has_unit_scatter_and_batching_changes_no_b
     run_pipeline(&t, 0, np, 10, t.d_witness);
     cr_expect(ex2d_check_pipeline_witness(&t, 0, np, 10, 1) == 0, "witness in chunks of 10 (above)");
     copy_run(&t, &chunks);
-    expect_same_bits(&one_batch, &chunks, &t, 0, "one batch of 47 against chunks of 10");
+    expect_same_bits(&one_batch, &chunks, &t, 0, "one batch against chunks of 10");
     free_copy(&one_batch);
     free_copy(&chunks);
     ex2d_gc_close(&t);
@@ -465,12 +476,14 @@ Test(ex2d_patch_gpu, tier_l_noisy_chi_has_unit_scatter_and_batching_changes_no_b
 Test(ex2d_patch_gpu, a_patch_range_inside_the_frame_writes_only_its_cores)
 {
     gw_skip_under_sanitizer("tier L (47 patches)");
-    const ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
+    const ex2d_frame_config cfg = tier_l_config();
     ex2d_gpu_case t;
     ex2d_gc_open(&t, &cfg, 10);
-    reference_pipeline(&t, 10, 15);
-    run_pipeline(&t, 10, 15, 10, t.d_witness); /* chunks of 10 and 5 */
-    expect_pipeline_matches(&t, 10, 15, 10);
+    /* patches 10..24 in chunks of 10 and 5 (emulated: 2..8 in chunks of 4 and 3) */
+    const int first = GW_GPU_EMULATED ? 2 : 10, count = GW_GPU_EMULATED ? 7 : 15, chunk = GW_GPU_EMULATED ? 4 : 10;
+    reference_pipeline(&t, first, count);
+    run_pipeline(&t, first, count, chunk, t.d_witness);
+    expect_pipeline_matches(&t, first, count, chunk);
     ex2d_gc_close(&t);
 }
 
@@ -737,7 +750,7 @@ Test(ex2d_patch_gpu, an_error_pending_on_entry_is_returned_untouched_and_nothing
 
 Test(ex2d_patch_gpu, host_rules_reject_bad_arguments_before_any_launch_and_write_nothing)
 {
-    const ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
+    const ex2d_frame_config cfg = tier_l_config();
     ex2d_gpu_case t;
     ex2d_gc_open(&t, &cfg, 10);
     cr_assert(t.f.npatch > 10, "the batch-size rule needs more patches than max_batch");
@@ -875,7 +888,7 @@ static void break_device_rule(size_t rule, ex2d_gpu_case *t)
 
 Test(ex2d_patch_gpu, device_validation_reports_the_first_bad_patch_and_marks_the_range_not_run)
 {
-    const ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
+    const ex2d_frame_config cfg = tier_l_config();
     ex2d_gpu_case t;
     ex2d_gc_open(&t, &cfg, 10);
     const ex2d_params *p = &t.f.params;

@@ -7,14 +7,22 @@
 #   canary_grid_objects_* (canary)     planted faults that the named guard must catch; unpadded_outputs runs
 #                                      under compute-sanitizer's memcheck, registered where it exists
 gw_add_gpu_executable(NAME test_grid_objects_gpu SOURCES test_grid_objects_gpu.c LIBS grid_objects
-  grid_objects_test_support)
+  grid_objects_test_support EMU)
 gw_add_gpu_test(NAME test_grid_objects_gpu COMMAND $<TARGET_FILE:test_grid_objects_gpu> ${GW_NOT_DATA_FILTER}
   TIMEOUT 1800)
 gw_add_gpu_test(NAME test_grid_objects_gpu.data COMMAND $<TARGET_FILE:test_grid_objects_gpu> ${GW_DATA_FILTER}
   TIMEOUT 600 LABELS data)
+# Emulated: GW_GO_QUICK=1 takes the Valgrind gate's smaller batches and leaves out the 255 x 255 grids (the
+# 64 x 64 spiral and the odd-buf_bytes grid still take the in-place path above 1024 cells); the large batch
+# is 10000 grids. The lock-free union-find meets three scheduling seeds.
+gw_add_emu_test(NAME test_grid_objects_gpu.emu COMMAND $<TARGET_FILE:test_grid_objects_gpu_emu> ${GW_NOT_DATA_FILTER}
+  TIMEOUT 600 SEEDS 1 2 3 ENV GW_GO_QUICK=1)
+gw_add_emu_test(NAME test_grid_objects_gpu.data.emu COMMAND $<TARGET_FILE:test_grid_objects_gpu_emu> ${GW_DATA_FILTER}
+  TIMEOUT 600 LABELS data)
 
-gw_add_gpu_executable(NAME test_grid_objects_example SOURCES test_grid_objects_example.c LIBS grid_objects)
+gw_add_gpu_executable(NAME test_grid_objects_example SOURCES test_grid_objects_example.c LIBS grid_objects EMU)
 gw_add_gpu_test(NAME test_grid_objects_example COMMAND $<TARGET_FILE:test_grid_objects_example> TIMEOUT 120)
+gw_add_emu_test(NAME test_grid_objects_example.emu COMMAND $<TARGET_FILE:test_grid_objects_example_emu>)
 
 gw_add_cpu_test(NAME test_bad_input_grid_objects_launch SOURCES test_bad_input_grid_objects_launch.c
   LIBS grid_objects grid_objects_ref gw_bad_input_util gw_fake_cuda LABEL host MEMCHECK)
@@ -38,8 +46,7 @@ foreach(entry IN LISTS gw_objects_canaries)
   string(TOUPPER "GRID_OBJECTS_CANARY_${name}" define)
   set(tgt canary_grid_objects_${name})
   gw_add_gpu_executable(NAME ${tgt} SOURCES test_grid_objects_gpu.c grid_objects_canaries.cu
-    LIBS grid_objects grid_objects_test_support)
-  target_compile_definitions(${tgt} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${define}>)
+    LIBS grid_objects grid_objects_test_support DEFINES ${define} EMU)
   gw_wrap_launcher(${tgt} grid_objects_launch)
   if(name STREQUAL "unpadded_outputs")
     # Outputs one entry short of the padding rule give right answers; only memcheck sees the 4-byte word of
@@ -55,5 +62,8 @@ foreach(entry IN LISTS gw_objects_canaries)
   else()
     gw_add_canary(NAME ${tgt} EXPECT "${expect}"
       COMMAND $<TARGET_FILE:${tgt}> --filter ${gw_objects_canary_filter} TIMEOUT 300)
+    # on the emulated device: the same guard (unpadded_outputs is nvcc's code generation: GPU only, docs/emu.md)
+    gw_add_emu_canary(NAME ${tgt}.emu EXPECT "${expect}" COMMAND $<TARGET_FILE:${tgt}_emu>
+      --filter ${gw_objects_canary_filter} ENV GW_GO_QUICK=1)
   endif()
 endforeach()

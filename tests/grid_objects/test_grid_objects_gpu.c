@@ -229,7 +229,8 @@ GPU(layouts_packed_odd_aligned_gaps_and_unsorted_give_the_same_results, go_case_
 GPU(three_runs_give_identical_results, go_case_determinism)
 GPU(bad_metadata_is_rejected_with_the_right_code_and_lowest_index, go_case_bad_metadata)
 
-static void large_batch(const go_runner *r) { go_case_large_batch(r, 100000); }
+/* emulated: 10000 grids, the same grid-stride paths */
+static void large_batch(const go_runner *r) { go_case_large_batch(r, GW_GPU_EMULATED ? 10000 : 100000); }
 GPU(a_batch_of_100000_arc_shaped_grids_is_exact, large_batch)
 
 /* ---- the launcher's own rows ---- */

@@ -56,7 +56,7 @@ Test(witness_check, reports_partial_execution_with_both_counts)
     w.items = 499712;
     char msg[1024];
     cr_assert_eq(check(&w, &h100_expect, msg), 1);
-    cr_assert(strstr(msg, "partial execution: 499712 of 1000000 items produced on the GPU"), "%s", msg);
+    cr_assert(strstr(msg, "partial execution: 499712 of 1000000 items produced by the device code"), "%s", msg);
 }
 
 Test(witness_check, reports_more_items_than_expected)

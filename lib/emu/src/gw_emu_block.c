@@ -148,10 +148,17 @@ static void mark_waiting(int state, const char *call, const char *file, int line
     t->state = state, t->call = call, t->file = file, t->line = line;
 }
 
+/* ThreadSanitizer's order around a block (gw_emu_fiber_acquire/release): what the host did before the block
+ * happens before every thread's first step, and every thread's last step before what the host does after.
+ * Two objects, so that a thread that ends early orders nothing before a thread that starts late. The blocks
+ * of a launch run one after the other through the host, so races between blocks are not seen (static
+ * __shared__ variables are one copy here, and a block must find them as a fresh block would). */
 static void thread_body(void *arg)
 {
     (void)arg;
+    gw_emu_fiber_acquire(&cur_block->idx);
     cur_block->launch->body(cur_block->launch->closure);
+    gw_emu_fiber_release(&cur_block->sm);
 }
 
 static void thread_exits(block_state *b, thread_state *t);
@@ -219,7 +226,7 @@ int gw_emu_barrier(int kind, int predicate, const char *call, const char *file, 
     block_state *b = cur_block;
     thread_state *t = cur_thread;
     if (!b || !t) gw_emu_fail("%s called outside a kernel", call);
-    if (b->bar_call && (b->bar_line != line || strcmp(b->bar_file, file) || b->bar_kind != kind))
+    if (b->bar_call && (b->bar_line != line || b->bar_kind != kind || (b->bar_file != file && strcmp(b->bar_file, file))))
         gw_emu_fail("%s at %s:%d while other threads of the block wait in %s at %s:%d: every thread must reach the "
                     "same barrier", call, file, line, b->bar_call, b->bar_file, b->bar_line);
     if (!b->bar_call) b->bar_call = call, b->bar_file = file, b->bar_line = line, b->bar_kind = kind;
@@ -282,7 +289,7 @@ uint64_t gw_emu_warp(int kind, unsigned mask, uint64_t value, int arg, int width
                     file, line, mask, w->live);
     if (width < 1 || width > GW_EMU_WARP || (width & (width - 1)))
         gw_emu_fail("%s at %s:%d with width %d: a power of two from 1 to 32", call, file, line, width);
-    if (w->kind >= 0 && (w->kind != kind || w->mask != mask || w->line != line || strcmp(w->file, file)))
+    if (w->kind >= 0 && (w->kind != kind || w->mask != mask || w->line != line || (w->file != file && strcmp(w->file, file))))
         gw_emu_fail("%s at %s:%d with mask 0x%08x while lanes 0x%08x of the warp wait in %s at %s:%d with mask "
                     "0x%08x: the lanes of a mask must make the same call", call, file, line, mask, w->arrived, w->call,
                     w->file, w->line, w->mask);
@@ -387,7 +394,9 @@ static int run_block(block_state *b, const unsigned idx[3], unsigned sm)
         t->requeue = 0;
         make_runnable(b, t);
     }
+    gw_emu_fiber_release(&b->idx); /* see thread_body */
     schedule(b);
+    gw_emu_fiber_acquire(&b->sm);
     return b->failed ? -1 : 0;
 }
 

@@ -15,16 +15,53 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* GW_EMU_TSAN: the build runs the kernels under ThreadSanitizer. This file itself is compiled without it (its
- * bookkeeping is shared by every fiber, and only the kernels' accesses are to be judged), so the build says so
- * with this define instead of -fsanitize=thread. AddressSanitizer instruments this file like any other. */
 #if defined(__SANITIZE_ADDRESS__)
 #define GW_EMU_ASAN 1
 #include <sanitizer/common_interface_defs.h>
 #endif
-#if defined(GW_EMU_TSAN)
-#include <sanitizer/tsan_interface.h>
-#endif
+
+/* ThreadSanitizer's fiber interface, weak: its functions exist only in a program linked with
+ * -fsanitize=thread (the emu tier's TSan runs, docs/emu.md), and then every switch and every emulated
+ * synchronisation is announced. This file itself is never instrumented: its bookkeeping is shared by every
+ * fiber, and only the kernels' accesses are to be judged. */
+void *__tsan_get_current_fiber(void) __attribute__((weak));
+void *__tsan_create_fiber(unsigned flags) __attribute__((weak));
+void __tsan_switch_to_fiber(void *fiber, unsigned flags) __attribute__((weak));
+void __tsan_acquire(void *addr) __attribute__((weak));
+void __tsan_release(void *addr) __attribute__((weak));
+enum { TSAN_SWITCH_NO_SYNC = 1 }; /* __tsan_switch_to_fiber_no_sync */
+
+/* A volatile access in device code is a relaxed atomic one on a GPU (PTX treats ld.volatile/st.volatile as
+ * relaxed, system scope): lock-free code such as grid_objects' union-find reads links with volatile loads while
+ * other threads move them with atomicCAS. The kernels' ThreadSanitizer twins are compiled with
+ * --param tsan-distinguish-volatile=1 (gw_emu.cmake), which calls these before each volatile access; each tells
+ * ThreadSanitizer of a relaxed atomic access at that address (a load, or an add of 0 for a store), so that
+ * it judges them as the GPU's memory model does. The access itself follows, uninstrumented. */
+enum { TSAN_RELAXED = 0 };
+unsigned char __tsan_atomic8_load(const volatile unsigned char *a, int mo) __attribute__((weak));
+unsigned short __tsan_atomic16_load(const volatile unsigned short *a, int mo) __attribute__((weak));
+unsigned __tsan_atomic32_load(const volatile unsigned *a, int mo) __attribute__((weak));
+unsigned long long __tsan_atomic64_load(const volatile unsigned long long *a, int mo) __attribute__((weak));
+unsigned char __tsan_atomic8_fetch_add(volatile unsigned char *a, unsigned char v, int mo) __attribute__((weak));
+unsigned short __tsan_atomic16_fetch_add(volatile unsigned short *a, unsigned short v, int mo) __attribute__((weak));
+unsigned __tsan_atomic32_fetch_add(volatile unsigned *a, unsigned v, int mo) __attribute__((weak));
+unsigned long long __tsan_atomic64_fetch_add(volatile unsigned long long *a, unsigned long long v, int mo)
+    __attribute__((weak));
+#define GW_EMU_VOLATILE(bytes, bits, type)                                                                     \
+    void __tsan_volatile_read##bytes(void *a);                                                                 \
+    void __tsan_volatile_write##bytes(void *a);                                                                \
+    void __tsan_volatile_read##bytes(void *a)                                                                  \
+    {                                                                                                          \
+        if (__tsan_atomic##bits##_load) (void)__tsan_atomic##bits##_load((const volatile type *)a, TSAN_RELAXED); \
+    }                                                                                                          \
+    void __tsan_volatile_write##bytes(void *a)                                                                 \
+    {                                                                                                          \
+        if (__tsan_atomic##bits##_fetch_add) (void)__tsan_atomic##bits##_fetch_add((volatile type *)a, 0, TSAN_RELAXED); \
+    }
+GW_EMU_VOLATILE(1, 8, unsigned char)
+GW_EMU_VOLATILE(2, 16, unsigned short)
+GW_EMU_VOLATILE(4, 32, unsigned)
+GW_EMU_VOLATILE(8, 64, unsigned long long)
 
 #if !defined(__x86_64__)
 #error "gw_emu's fibers switch stacks with x86-64 code; add the switch for this architecture"
@@ -96,9 +133,7 @@ int gw_emu_fiber_init(gw_emu_fiber *f, size_t stack_bytes)
         return -1;
     }
     *f = (gw_emu_fiber){.stack = base + page, .stack_bytes = stack_bytes};
-#if defined(GW_EMU_TSAN)
-    f->tsan = __tsan_create_fiber(0);
-#endif
+    if (__tsan_create_fiber) f->tsan = __tsan_create_fiber(0);
     return 0;
 }
 
@@ -122,10 +157,8 @@ static void switch_to(gw_emu_fiber *from, gw_emu_fiber *to)
     void *fake_stack = NULL;
     __sanitizer_start_switch_fiber(from->finished ? NULL : &fake_stack, to->stack, to->stack_bytes);
 #endif
-#if defined(GW_EMU_TSAN)
     /* no_sync: a switch orders nothing; only the emulated synchronisation does (gw_emu_fiber_release/acquire) */
-    __tsan_switch_to_fiber(to->tsan, __tsan_switch_to_fiber_no_sync);
-#endif
+    if (__tsan_switch_to_fiber) __tsan_switch_to_fiber(to->tsan, TSAN_SWITCH_NO_SYNC);
     gw_emu_switch(&from->sp, to->sp);
 #if defined(GW_EMU_ASAN)
     if (from == &scheduler_context) __sanitizer_finish_switch_fiber(fake_stack, NULL, NULL);
@@ -136,9 +169,7 @@ static void switch_to(gw_emu_fiber *from, gw_emu_fiber *to)
 
 void gw_emu_fiber_resume(gw_emu_fiber *f)
 {
-#if defined(GW_EMU_TSAN)
-    if (!scheduler_context.tsan) scheduler_context.tsan = __tsan_get_current_fiber();
-#endif
+    if (__tsan_get_current_fiber && !scheduler_context.tsan) scheduler_context.tsan = __tsan_get_current_fiber();
     running = f;
     switch_to(&scheduler_context, f);
     running = NULL;
@@ -153,18 +184,10 @@ void gw_emu_fiber_yield(void)
 
 void gw_emu_fiber_release(const void *sync_object)
 {
-#if defined(GW_EMU_TSAN)
-    __tsan_release((void *)sync_object);
-#else
-    (void)sync_object;
-#endif
+    if (__tsan_release) __tsan_release((void *)sync_object);
 }
 
 void gw_emu_fiber_acquire(const void *sync_object)
 {
-#if defined(GW_EMU_TSAN)
-    __tsan_acquire((void *)sync_object);
-#else
-    (void)sync_object;
-#endif
+    if (__tsan_acquire) __tsan_acquire((void *)sync_object);
 }

@@ -65,10 +65,10 @@ int gw_witness_check(const gw_witness *rec, const gw_witness_expect *expect, cha
     else if (rec->launches != expect->launches)
         VIOLATION("%llu launches recorded, expected %llu", rec->launches, (unsigned long long)expect->launches);
     if (rec->items < expect->items)
-        VIOLATION("partial execution: %llu of %llu items produced on the GPU", rec->items,
+        VIOLATION("partial execution: %llu of %llu items produced by the device code", rec->items,
                   (unsigned long long)expect->items);
     else if (rec->items > expect->items)
-        VIOLATION("%llu items produced on the GPU, more than the %llu expected: work done twice or miscounted",
+        VIOLATION("%llu items produced by the device code, more than the %llu expected: work done twice or miscounted",
                   rec->items, (unsigned long long)expect->items);
     if (rec->blocks < rec->grid_blocks)
         VIOLATION("%llu of %llu blocks did not finish", rec->grid_blocks - rec->blocks, rec->grid_blocks);
