@@ -109,9 +109,9 @@ function(gw_add_gpu_executable)
   cmake_parse_arguments(T "EMU" "NAME" "SOURCES;LIBS;DEFINES" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE gw_test_main gw_gpu_test gw_warnings ${T_LIBS})
-  if(T_DEFINES)
-    target_compile_definitions(${T_NAME} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${T_DEFINES}>)
-  endif()
+  foreach(define IN LISTS T_DEFINES)
+    target_compile_definitions(${T_NAME} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${define}>)
+  endforeach()
   if(NOT T_EMU)
     return()
   endif()
@@ -139,8 +139,9 @@ function(gw_add_gpu_executable)
 endfunction()
 
 # gw_add_emu_test(NAME n COMMAND ... [TIMEOUT s] [SEEDS s...] [LABELS ...] [ENV A=1...]): a test of the emu tier
-# (label emu) on the emulated device: never skipped (the emulated device is always there), GW_REQUIRE_GPU and
-# GW_DEVICE unset (it proves logic, not a GPU: docs/emu.md), once per seed of GW_EMU_SEED (n, then n.seedS).
+# (label emu) on the emulated device: never skipped for want of a GPU (the emulated device is always there;
+# with label data, skipped without GW_DATA_DIR), GW_REQUIRE_GPU and GW_DEVICE unset (it proves logic, not a GPU:
+# docs/emu.md), once per seed of GW_EMU_SEED (n, then n.seedS).
 function(gw_add_emu_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;SEEDS;LABELS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -167,23 +168,29 @@ function(gw_add_emu_test)
     set_tests_properties(${name} PROPERTIES LABELS "emu;${T_LABELS}" TIMEOUT ${T_TIMEOUT}
       ENVIRONMENT "GW_EMU_SEED=${seed};CRITERION_JOBS=1;${T_ENV}"
       ENVIRONMENT_MODIFICATION "GW_REQUIRE_GPU=unset:;GW_DEVICE=unset:;CRITERION_ALWAYS_SUCCEED=unset:")
+    if("data" IN_LIST T_LABELS) # without GW_DATA_DIR a data-set suite skips (docs/testing.md, "Data sets")
+      set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
+    endif()
+    if(GW_ASAN_BUILD) # leaks are reported after Criterion counted the test (tests/sanitizers/CMakeLists.txt)
+      set_property(TEST ${name} APPEND PROPERTY FAIL_REGULAR_EXPRESSION ${GW_SANITIZER_REPORT_REGEX})
+    endif()
   endforeach()
 endfunction()
 
 # ThreadSanitizer's options for the emu tier's TSan runs: a report ends the process with exit 66.
-set(GW_TSAN_OPTIONS "TSAN_OPTIONS=halt_on_error=1:exitcode=66:report_signal_unsafe=0")
+set(GW_TSAN_OPTIONS "TSAN_OPTIONS=halt_on_error=1:exitcode=66")
 
-# gw_add_emu_canary(NAME n EXPECT regex COMMAND ... [ENV A=1...]): a canary on the emulated device (labels
-# canary;emu), caught only when the command fails through the guard named by EXPECT; an exit 77 there is a
-# failure, never a skip (GW_CANARY_NO_SKIP: the emulated device is always present). In the asan build, only
-# the canaries that AddressSanitizer must catch.
+# gw_add_emu_canary(NAME n EXPECT regex COMMAND ... [ENV A=1...] [LABELS ...]): a canary on the emulated device
+# (labels canary;emu), caught only when the command fails through the guard named by EXPECT; an exit 77 there is
+# a failure, never a skip (GW_CANARY_NO_SKIP: the emulated device is always present). In the asan build, only
+# the canaries that a sanitizer must catch.
 function(gw_add_emu_canary)
-  cmake_parse_arguments(T "" "NAME;EXPECT" "COMMAND;ENV" ${ARGN})
+  cmake_parse_arguments(T "" "NAME;EXPECT" "COMMAND;ENV;LABELS" ${ARGN})
   if(GW_ASAN_BUILD AND NOT T_EXPECT MATCHES "Sanitizer")
     return() # the guards' canaries run in the plain build; the asan build runs the sanitizer's own
   endif()
   add_test(NAME ${T_NAME} COMMAND ${GW_BASH} ${GW_CTEST_DIR}/gw_run_canary.sh "${T_EXPECT}" ${T_COMMAND})
-  set_tests_properties(${T_NAME} PROPERTIES LABELS "canary;emu" WILL_FAIL TRUE TIMEOUT 300
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "canary;emu;${T_LABELS}" WILL_FAIL TRUE TIMEOUT 300
     ENVIRONMENT "GW_EMU_SEED=1;CRITERION_JOBS=1;GW_CANARY_NO_SKIP=1;${T_ENV}"
     ENVIRONMENT_MODIFICATION "GW_REQUIRE_GPU=unset:;GW_DEVICE=unset:;CRITERION_ALWAYS_SUCCEED=unset:")
 endfunction()

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT
- * Planted faults for the emu tier's sanitizer runs (tests/emu/emu_canaries.c): each is the bug a
- * compute-sanitizer tool exists for, and the sanitizer named in tests/emu/CMakeLists.txt must stop it.
+ * Planted faults for the emu tier's sanitizer runs (emu_missing_sync: emu_tsan_run.c; emu_shared_off_by_one:
+ * emu_canaries.c): each is the bug a compute-sanitizer tool exists for, and the sanitizer named in
+ * tests/emu/CMakeLists.txt must stop it.
  *
  *   emu_missing_sync       each thread writes its shared slot and reads its neighbour's with no __syncthreads
  *                          between: racecheck's hazard, ThreadSanitizer's "data race" here
  *   emu_shared_off_by_one  each thread writes slot threadIdx.x + 1 of a shared array of blockDim.x: the last
- *                          write is one past the end; memcheck's "Invalid __shared__ write", AddressSanitizer's
- *                          "global-buffer-overflow" here (a __shared__ array is a static of the host program)
+ *                          write is one past the end; memcheck's "Invalid __shared__ write", here the bounds
+ *                          check of UndefinedBehaviorSanitizer, or AddressSanitizer's "global-buffer-overflow"
+ *                          (a __shared__ array is a static of the host program)
  */
 #include "emu_canary_kernels.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT
  * The usage example of kernels/ex2d_patch/ex2d_patch.h, compiled and run on tier L (one subbundle, 47
- * patches): the lines between example-begin and example-end are the header's, verbatim, with the setup its
+ * patches; emulated, 47 patches of tier S's single fibre): the lines between example-begin and example-end are the header's, verbatim, with the setup its
  * comments describe around them (support/ex2d_gpu_case.c builds and uploads the frame). The example passes NULL
  * for the witness, so the call is repeated with witness records to prove that it ran on the GPU.
  */
@@ -19,7 +19,7 @@
 TestSuite(ex2d_patch_example, .init = gw_gpu_test_init, .fini = ex2d_gc_fini);
 
 /* What the header promises after synchronising: the check word {0, -1}, every patch OK, every frame
- * element written (tier L's cores tile its frame). */
+ * element written (the cores tile the frame). */
 static void expect_extraction(ex2d_gpu_case *t, const char *when)
 {
     ex2d_gc_download(t);
@@ -55,7 +55,7 @@ Test(ex2d_patch_example, the_header_example_extracts_one_subbundle)
     }
     ex2d_gpu_case t;
     ex2d_gc_open(&t, &cfg, 47);
-    cr_assert(t.f.npatch == 47, "tier L has %d patches; the example assumes one subbundle of 47", t.f.npatch);
+    cr_assert(t.f.npatch == 47, "the frame has %d patches; the example assumes one subbundle of 47", t.f.npatch);
     const ex2d_params p = t.f.params;
     const ex2d_inputs d_in = t.d_in;
     double *d_spots = t.d_spots_k1;

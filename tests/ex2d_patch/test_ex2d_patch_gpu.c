@@ -379,8 +379,7 @@ static void free_copy(run_copy *c)
 }
 
 /* Tier L (ex2d_gc_tier_config); on the emulated device (GW_GPU_EMULATED) its first TIER_L_PATCHES patches,
- * from the camera's first wavelength: the same subbundle, stages and chunking at a quarter of the cost. The
- * header's example (test_ex2d_patch_example) still runs all 47 there. */
+ * from the camera's first wavelength: the same subbundle, stages and chunking at a quarter of the cost. */
 #define TIER_L_PATCHES (GW_GPU_EMULATED ? 12 : 47)
 static ex2d_frame_config tier_l_config(void)
 {

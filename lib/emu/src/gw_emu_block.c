@@ -296,11 +296,14 @@ uint64_t gw_emu_warp(int kind, unsigned mask, uint64_t value, int arg, int width
     if (w->kind < 0) w->kind = kind, w->mask = mask, w->call = call, w->file = file, w->line = line, w->width = width;
     w->value[lane] = value, w->arg[lane] = arg;
     w->arrived |= 1u << lane;
-    gw_emu_fiber_release(w);
+    /* __syncwarp orders the memory accesses of its lanes (CUDA guarantees it); a shuffle or a ballot exchanges
+     * values only, so under ThreadSanitizer it orders nothing, as on a GPU */
+    const int orders = kind == GW_EMU_WARP_SYNC;
+    if (orders) gw_emu_fiber_release(w);
     mark_waiting(AT_WARP, call, file, line);
     if (w->arrived == w->mask) complete_warp(b, w, warp);
     gw_emu_fiber_yield();
-    gw_emu_fiber_acquire(w);
+    if (orders) gw_emu_fiber_acquire(w);
     return t->result;
 }
 
