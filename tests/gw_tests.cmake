@@ -180,14 +180,14 @@ endfunction()
 # ThreadSanitizer's options for the emu tier's TSan runs: a report ends the process with exit 66.
 set(GW_TSAN_OPTIONS "TSAN_OPTIONS=halt_on_error=1:exitcode=66")
 
-# gw_add_emu_canary(NAME n EXPECT regex COMMAND ... [ENV A=1...] [LABELS ...]): a canary on the emulated device
-# (labels canary;emu), caught only when the command fails through the guard named by EXPECT; an exit 77 there is
-# a failure, never a skip (GW_CANARY_NO_SKIP: the emulated device is always present). In the asan build, only
-# the canaries that a sanitizer must catch.
+# gw_add_emu_canary(NAME n EXPECT regex COMMAND ... [ASAN] [ENV A=1...] [LABELS ...]): a canary on the emulated
+# device (labels canary;emu), caught only when the command fails through the guard named by EXPECT; an exit 77
+# there is a failure, never a skip (GW_CANARY_NO_SKIP: the emulated device is always present). Registered in
+# the plain build; with ASAN (a fault only the sanitizers see), in the asan build instead.
 function(gw_add_emu_canary)
-  cmake_parse_arguments(T "" "NAME;EXPECT" "COMMAND;ENV;LABELS" ${ARGN})
-  if(GW_ASAN_BUILD AND NOT T_EXPECT MATCHES "Sanitizer")
-    return() # the guards' canaries run in the plain build; the asan build runs the sanitizer's own
+  cmake_parse_arguments(T "ASAN" "NAME;EXPECT" "COMMAND;ENV;LABELS" ${ARGN})
+  if((T_ASAN AND NOT GW_ASAN_BUILD) OR (GW_ASAN_BUILD AND NOT T_ASAN))
+    return()
   endif()
   add_test(NAME ${T_NAME} COMMAND ${GW_BASH} ${GW_CTEST_DIR}/gw_run_canary.sh "${T_EXPECT}" ${T_COMMAND})
   set_tests_properties(${T_NAME} PROPERTIES LABELS "canary;emu;${T_LABELS}" WILL_FAIL TRUE TIMEOUT 300
