@@ -131,8 +131,8 @@ static long whole_number(const char *v, const char *e)
  *   an unquoted value of 29 characters or more for a Z keyword (tile compression), which cfitsio reads as a
  *     number: when that fails, its message ("Error in ffc2j ...: " and 30 characters) overflows an 81-byte
  *     buffer, and the fortified strncat aborts;
- *   a ZTILEn that is not a positive number: cfitsio 4.2 divides by a tile size of 0 (SIGFPE; later versions
- *     check);
+ *   a ZTILEn or a ZNAXISn that is not a positive whole number: cfitsio 4.2 divides by a tile size of 0, and a
+ *     missing ZTILEn is ZNAXISn (SIGFPE; later versions check);
  *   TFIELDS above 999, the FITS limit: cfitsio allocates column descriptors for as many as it says (10 GB for
  *     a fuzzed header).
  * The rule broken, with the card's keyword in key, or NULL. */
@@ -141,6 +141,7 @@ static const char *unsafe_card(const char *hdr, size_t avail, char key[9])
     for (size_t at = 0; at + 80 <= avail && strncmp(hdr + at, "END     ", 8) != 0; at += 80) {
         const char *c = hdr + at, *why = NULL;
         const int ttype = strncmp(c, "TTYPE", 5) == 0, ztile = strncmp(c, "ZTILE", 5) == 0,
+                  zaxis = strncmp(c, "ZNAXIS", 6) == 0 && c[6] >= '1' && c[6] <= '9',
                   tfields = strncmp(c, "TFIELDS ", 8) == 0, z = c[0] == 'Z';
         const char *v = ttype || z || tfields ? value_of(c) : NULL;
         if (!v) continue;
@@ -151,6 +152,8 @@ static const char *unsafe_card(const char *hdr, size_t avail, char key[9])
         size_t len = (size_t)(end - v);
         while (len > 0 && v[len - 1] == ' ') len--;
         if (ttype && *v != '\'') why = "not a string in quotes, as FITS requires of a column name";
+        if (zaxis && whole_number(v, c + 80) < 1)
+            why = "not a positive whole number (cfitsio 4.2 divides by it when ZTILEn is missing)";
         if (z && *v != '\'' && len >= 29)
             why = "an unquoted value of 29 characters or more, which no tile-compression keyword takes";
         if (ztile && whole_number(v, c + 80) < 1) why = "not a positive whole number, as FITS requires of a tile size";
