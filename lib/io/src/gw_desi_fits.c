@@ -153,7 +153,7 @@ static const char *unsafe_card(const char *hdr, size_t avail, char key[9])
         while (len > 0 && v[len - 1] == ' ') len--;
         if (ttype && *v != '\'') why = "not a string in quotes, as FITS requires of a column name";
         if (zaxis && whole_number(v, c + 80) < 1)
-            why = "not a positive whole number (cfitsio 4.2 divides by it when ZTILEn is missing)";
+            why = "not a positive whole number (cfitsio 4.2 divides by it where no ZTILEn is given)";
         if (z && *v != '\'' && len >= 29)
             why = "an unquoted value of 29 characters or more, which no tile-compression keyword takes";
         if (ztile && whole_number(v, c + 80) < 1) why = "not a positive whole number, as FITS requires of a tile size";
@@ -353,7 +353,8 @@ static int walk_hdus(gw_fits_in *in, const char *path, char *err, size_t err_siz
             char key[9];
             const char *why = unsafe_card(next, left, key);
             if (why) {
-                set_err(err, err_size, "%s: HDU %d: keyword %s: %s", path, h - 1, key, why);
+                set_err(err, err_size, "%s: HDU %d: %skeyword %s: %s", path, h - 1,
+                        key[0] == 'Z' ? "corrupt tile-compressed image header: " : "", key, why);
                 return -1;
             }
             /* an extension begun in the last, partial block, which cfitsio is not given, ends there too */
