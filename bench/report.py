@@ -215,7 +215,8 @@ MEASUREMENT = obj(
     {"cpu_mt_threads": COUNT, "validated": FLAG, "monitor": MONITOR},
     required=("kernel", "case", "implementation"), name=lambda m: f"{m['kernel']} {m['case']}")
 BENCH = obj({
-    "schema": exactly("gpuwitness-bench/1", "a gpuwitness bench result"), "synthetic": TEXT, "result": TEXT,
+    "schema": exactly("gpuwitness-bench/1", "a gpuwitness bench result"), "synthetic": TEXT, "emulated": TEXT,
+    "result": TEXT,
     "environment": obj({"gpu": obj(dict.fromkeys(("name", "compute_capability"), SCALAR) | dict.fromkeys(
         ("sm_count", "memory_bytes", "l2_bytes"), FIGURE)), "gpu_skipped_reason": SCALAR} |
         dict.fromkeys((key for key, _ in ENVIRONMENT), SCALAR)),
@@ -600,6 +601,8 @@ code { background: #f4f4f4; padding: 0 .2em; }
 <b><span id="regression-count">{{ regressions }}</span> regression(s)</b> beyond the measured spread.{% endif %}</p>
 {% for r in runs %}{% if r.synthetic %}<p class="synthetic" data-synthetic="yes">SYNTHETIC DATA, not a measurement: {{ r.synthetic }}</p>{% endif %}{% endfor %}
 {% if baseline and baseline.synthetic %}<p class="synthetic" data-synthetic="yes">The baseline is SYNTHETIC, not a measurement: {{ baseline.synthetic }}</p>{% endif %}
+{% for r in runs %}{% if r.emulated %}<p class="synthetic" data-emulated="yes">EMULATED, not a GPU measurement: {{ r.emulated }}</p>{% endif %}{% endfor %}
+{% if baseline and baseline.emulated %}<p class="synthetic" data-emulated="yes">The baseline is EMULATED, not a GPU measurement: {{ baseline.emulated }}</p>{% endif %}
 {% if not any_gpu %}<p class="note" id="no-gpu">GPU figures: {{ not_on_gpu }} (every GPU time, the roofline and the witness receipts are missing; the CPU reference was timed).</p>{% endif %}
 </header>
 
@@ -840,9 +843,10 @@ def render(run_paths, baseline_path, peer_paths):
     env = Environment(autoescape=True)
     page = env.from_string(TEMPLATE).render(
         runs=[{"name": name(p), "size": d["method"].get("size"), "result": d.get("result"),
-               "synthetic": d.get("synthetic"), "environment": environment_rows(d)} for p, d in docs],
+               "synthetic": d.get("synthetic"), "emulated": d.get("emulated"), "environment": environment_rows(d)}
+              for p, d in docs],
         baseline={"name": name(baseline_path), "size": baseline["method"].get("size"),
-                  "synthetic": baseline.get("synthetic")} if baseline else None,
+                  "synthetic": baseline.get("synthetic"), "emulated": baseline.get("emulated")} if baseline else None,
         kernels=kernels, witness=witness, utilisation=utilisation, comparison=comparison, ratio_chart=ratio_chart,
         regressions=sum(1 for c in comparison if c["status"] == "slower"), same_gpu=same_gpu, any_gpu=any_gpu,
         not_on_gpu=NOT_ON_GPU, no_samples=NO_SAMPLES, no_activity=NO_ACTIVITY, fmt_ms=fmt_ms, pct=pct)

@@ -16,6 +16,17 @@
 #     process, where Valgrind's own exit code never reaches CTest) and fails when any process's log has
 #     a non-zero ERROR SUMMARY, or the command's exit status is not EXPECT_EXIT (default 0: error paths
 #     of a CLI can be checked for leaks too).
+#   gw_add_emu_test(NAME n SOURCES host.c... CUDA_SOURCES k.cu... [LIBS l...] [INCLUDES dir...] [DEFINES d...]
+#                   [ARGS a...] [SEEDS s...] [LABELS l...] [TIMEOUT s] [EXPECT regex])
+#     The emu tier for your own kernel: CUDA_SOURCES compiled by the host compiler for gpuwitness' emulated
+#     device (every CUDA thread a fiber on the CPU, real barriers and warp rendezvous; gpuwitness' docs/emu.md),
+#     SOURCES with GW_EMU=1 defined, into the program n_emu, linked with LIBS and gw_emu instead of cudart (LIBS
+#     must not bring cudart). Registered as n.emu under GW_EMU_SEED=1, and n.emu.seedS for every further seed:
+#     label emu, exit 77 a failure (the emulated device is always there), GW_REQUIRE_GPU unset. It never stands
+#     for a GPU run: its witness records say architecture 0, "emulated". Needs gpuwitness' lib/emu in the
+#     project (add_subdirectory() of a copy, after find_package(CUDAToolkit), CXX among the languages).
+#     DEFINES: compile definitions of both halves (a canary's planted fault). EXPECT: a canary on the emulated
+#     device, caught only when the program fails through the guard whose words EXPECT matches (labels canary;emu).
 include_guard(GLOBAL)
 
 set(GW_CTEST_DIR "${CMAKE_CURRENT_LIST_DIR}")
@@ -66,4 +77,44 @@ function(gw_add_valgrind_gate)
     "${GW_VALGRIND}" "${CMAKE_CURRENT_BINARY_DIR}/valgrind/${GW_NAME}" ${GW_EXPECT_EXIT} ${GW_COMMAND})
   _gw_common_properties(${GW_NAME} "${GW_TIMEOUT}")
   set_tests_properties(${GW_NAME} PROPERTIES LABELS "memcheck;${GW_LABELS}")
+endfunction()
+
+function(gw_add_emu_test)
+  cmake_parse_arguments(GW "" "NAME;TIMEOUT;EXPECT" "SOURCES;CUDA_SOURCES;LIBS;INCLUDES;DEFINES;ARGS;SEEDS;LABELS"
+    ${ARGN})
+  if(NOT COMMAND gw_add_emu_library OR NOT TARGET gw_emu)
+    message(FATAL_ERROR "gw_add_emu_test(${GW_NAME}): gpuwitness' emulated device is not in this project: "
+      "add_subdirectory() a copy of gpuwitness' lib/emu first")
+  endif()
+  if(NOT GW_SEEDS)
+    set(GW_SEEDS 1)
+  endif()
+  gw_add_emu_library(${GW_NAME}_emu_cu SOURCES ${GW_CUDA_SOURCES} INCLUDES ${GW_INCLUDES})
+  target_compile_definitions(${GW_NAME}_emu_cu PRIVATE ${GW_DEFINES})
+  add_executable(${GW_NAME}_emu ${GW_SOURCES})
+  target_compile_definitions(${GW_NAME}_emu PRIVATE GW_EMU=1 ${GW_DEFINES})
+  target_include_directories(${GW_NAME}_emu PRIVATE ${GW_INCLUDES})
+  target_link_libraries(${GW_NAME}_emu PRIVATE ${GW_NAME}_emu_cu ${GW_LIBS} gw_emu)
+  list(GET GW_SEEDS 0 first)
+  foreach(seed IN LISTS GW_SEEDS)
+    set(name ${GW_NAME}.emu)
+    if(NOT seed EQUAL first)
+      set(name ${GW_NAME}.emu.seed${seed})
+    endif()
+    set(labels emu ${GW_LABELS})
+    if(DEFINED GW_EXPECT) # gw_run_canary.sh: exit 1 when caught; GW_CANARY_NO_SKIP: an exit 77 is no catch here
+      add_test(NAME ${name} COMMAND ${GW_BASH} ${GW_CTEST_DIR}/gw_run_canary.sh "${GW_EXPECT}"
+        $<TARGET_FILE:${GW_NAME}_emu> ${GW_ARGS})
+      list(PREPEND labels canary)
+    else()
+      add_test(NAME ${name} COMMAND $<TARGET_FILE:${GW_NAME}_emu> ${GW_ARGS})
+    endif()
+    _gw_common_properties(${name} "${GW_TIMEOUT}")
+    set_tests_properties(${name} PROPERTIES LABELS "${labels}"
+      ENVIRONMENT "CRITERION_JOBS=1;GW_EMU_SEED=${seed};GW_CANARY_NO_SKIP=1"
+      ENVIRONMENT_MODIFICATION "CRITERION_ALWAYS_SUCCEED=unset:;GW_REQUIRE_GPU=unset:")
+    if(DEFINED GW_EXPECT)
+      set_tests_properties(${name} PROPERTIES WILL_FAIL TRUE)
+    endif()
+  endforeach()
 endfunction()

@@ -104,7 +104,8 @@ endfunction()
 # gw_add_gpu_executable(NAME n SOURCES ... LIBS ... [DEFINES d...] [EMU]): the GPU test executable, its .cu
 # sources compiled with DEFINES (a canary's planted fault); with EMU also n_emu, the same sources on the
 # emulated device (docs/emu.md): the .cu sources through gw_add_emu_library with the same DEFINES, every library
-# L of LIBS that has an L_emu twin replaced by it (the kernels), gw_gpu_test by gw_gpu_test_emu, no cudart.
+# L of LIBS that has an L_emu twin replaced by it (the kernels), gw_gpu_test by gw_gpu_test_emu, and GW_EMU_DEVICE
+# set, so that the host libraries link gw_emu (GW_CUDA_RUNTIME): no cudart.
 function(gw_add_gpu_executable)
   cmake_parse_arguments(T "EMU" "NAME" "SOURCES;LIBS;DEFINES" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
@@ -129,6 +130,7 @@ function(gw_add_gpu_executable)
   list(FILTER cu_sources INCLUDE REGEX "\\.cu$")
   add_executable(${T_NAME}_emu ${c_sources})
   target_compile_definitions(${T_NAME}_emu PRIVATE GW_EMU=1)
+  set_target_properties(${T_NAME}_emu PROPERTIES GW_EMU_DEVICE ON) # gw_device and the host libraries: gw_emu
   if(cu_sources)
     gw_add_emu_library(${T_NAME}_emu_cu SOURCES ${cu_sources})
     target_compile_definitions(${T_NAME}_emu_cu PRIVATE ${T_DEFINES})
@@ -138,11 +140,11 @@ function(gw_add_gpu_executable)
   target_link_libraries(${T_NAME}_emu PRIVATE gw_test_main gw_gpu_test_emu gw_warnings ${libs})
 endfunction()
 
-# gw_add_emu_test(NAME n COMMAND ... [TIMEOUT s] [SEEDS s...] [LABELS ...] [ENV A=1...]): a test of the emu tier
+# gw_add_emu_tier_test(NAME n COMMAND ... [TIMEOUT s] [SEEDS s...] [LABELS ...] [ENV A=1...]): a test of the emu tier
 # (label emu) on the emulated device: never skipped for want of a GPU (the emulated device is always there;
 # with label data, skipped without GW_DATA_DIR), GW_REQUIRE_GPU and GW_DEVICE unset (it proves logic, not a GPU:
 # docs/emu.md), once per seed of GW_EMU_SEED (n, then n.seedS).
-function(gw_add_emu_test)
+function(gw_add_emu_tier_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "COMMAND;SEEDS;LABELS;ENV" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
@@ -209,10 +211,10 @@ endfunction()
 set(GW_CLI_EXPECT "${CMAKE_CURRENT_LIST_DIR}/cli/gw_cli_expect.cmake")
 set(GW_CLI_WORK "${CMAKE_CURRENT_BINARY_DIR}/cli")
 
-# gw_cli_test(NAME n RC code [STDOUT re] [STDERR re] [REJECT_STDERR re] [ENV A=1,B=2] [WORKDIR] [COPY f,g]
-#             [MKDIRS d,e] [FILES a,b|none] [UNCHANGED f,g] [SKIP_RC code] [SKIP_STDOUT re] [LABELS l...]
-#             [TIMEOUT s] ARGS args...)
-# One gpuwitness command through tests/cli/gw_cli_expect.cmake, which checks the exit status and both
+# gw_cli_test(NAME n RC code [STDOUT re] [STDERR re] [REJECT_STDOUT re] [REJECT_STDERR re] [ENV A=1,B=2] [WORKDIR]
+#             [COPY f,g] [MKDIRS d,e] [FILES a,b|none] [UNCHANGED f,g] [SKIP_RC code] [SKIP_STDOUT re] [LABELS l...]
+#             [TIMEOUT s] [PROGRAM gpuwitness-emu] ARGS args...)
+# One gpuwitness (or PROGRAM) command through tests/cli/gw_cli_expect.cmake, which checks the exit status and both
 # streams (PASS_REGULAR_EXPRESSION alone would ignore the exit status). Labelled host: the binary links
 # cudart but these tests never need a device. GW_REQUIRE_GPU and GW_DEVICE are unset for the command
 # unless ENV sets them, so a GPU runner's GW_REQUIRE_GPU=1 does not change what a host test means.
@@ -220,10 +222,13 @@ set(GW_CLI_WORK "${CMAKE_CURRENT_BINARY_DIR}/cli")
 # CMake does not split a list inside brackets, so an unbalanced "\\[" swallows the arguments that follow it.
 function(gw_cli_test)
   cmake_parse_arguments(T "WORKDIR"
-    "NAME;RC;STDOUT;STDERR;REJECT_STDERR;ENV;COPY;MKDIRS;FILES;UNCHANGED;SKIP_RC;SKIP_STDOUT;TIMEOUT"
+    "NAME;RC;STDOUT;STDERR;REJECT_STDOUT;REJECT_STDERR;ENV;COPY;MKDIRS;FILES;UNCHANGED;SKIP_RC;SKIP_STDOUT;TIMEOUT;PROGRAM"
     "ARGS;LABELS" ${ARGN})
+  if(NOT T_PROGRAM)
+    set(T_PROGRAM gpuwitness)
+  endif()
   set(defs -DEXPECT_RC=${T_RC})
-  foreach(pair "STDOUT;EXPECT_STDOUT" "STDERR;EXPECT_STDERR" "REJECT_STDERR;REJECT_STDERR" "ENV;ENV_SET"
+  foreach(pair "STDOUT;EXPECT_STDOUT" "STDERR;EXPECT_STDERR" "REJECT_STDOUT;REJECT_STDOUT" "REJECT_STDERR;REJECT_STDERR" "ENV;ENV_SET"
                "COPY;COPY_FILES" "MKDIRS;MKDIRS" "FILES;EXPECT_FILES" "UNCHANGED;UNCHANGED" "SKIP_RC;SKIP_RC"
                "SKIP_STDOUT;SKIP_STDOUT")
     list(GET pair 0 key)
@@ -244,7 +249,7 @@ function(gw_cli_test)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
-  add_test(NAME ${T_NAME} COMMAND ${CMAKE_COMMAND} ${defs} -P ${GW_CLI_EXPECT} -- $<TARGET_FILE:gpuwitness> ${T_ARGS})
+  add_test(NAME ${T_NAME} COMMAND ${CMAKE_COMMAND} ${defs} -P ${GW_CLI_EXPECT} -- $<TARGET_FILE:${T_PROGRAM}> ${T_ARGS})
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
     SKIP_REGULAR_EXPRESSION "GW_CLI_SKIPPED")
   if(GW_ASAN_BUILD)

@@ -4,7 +4,17 @@
 # <build>/emu/<k>/ (a .cu becomes <name>.cu.cpp, a .cuh keeps its name so that the .cu's #include finds the
 # rewritten one), then the .cu compiled as GNU C++17 with gw_emu_device.h in front and lib/emu/include ahead of
 # the toolkit's CUB; -ffp-contract=off, as nvcc's __dmul_rn/__dadd_rn promise no fused multiply-add.
-set(GW_EMU_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(GW_EMU_DIR ${CMAKE_CURRENT_LIST_DIR} CACHE INTERNAL "gpuwitness' lib/emu, for gw_add_emu_library() in any directory")
+
+# Host code compiled once for two programs (docs/emu.md, "The CLI"): GW_CUDA_RUNTIME is the CUDA runtime of the
+# program that links a host library, cudart, or gw_emu where that program's GW_EMU_DEVICE property is true
+# (gpuwitness-emu); gw_device_code(<var> <lib>) likewise names a library of device code, or its emulated twin
+# <lib>_emu. Installed targets keep cudart.
+set(GW_CUDA_RUNTIME "$<BUILD_INTERFACE:$<IF:$<BOOL:$<TARGET_PROPERTY:GW_EMU_DEVICE>>,gw_emu,CUDA::cudart>>"
+  "$<INSTALL_INTERFACE:CUDA::cudart>")
+function(gw_device_code var lib)
+  set(${var} "$<IF:$<BOOL:$<TARGET_PROPERTY:GW_EMU_DEVICE>>,${lib}_emu,${lib}>" PARENT_SCOPE)
+endfunction()
 
 # The emu tier's ThreadSanitizer runs (docs/emu.md, "Races and memory errors"): <k>_emu_tsan twins of the
 # kernels of GW_EMU_TSAN_KERNELS (tests/emu/emu_tsan_run.c runs them), their device code compiled with

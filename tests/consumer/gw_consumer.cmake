@@ -145,6 +145,22 @@ function(check_consumer_ctest build gpu_tests)
   message(STATUS "with GW_REQUIRE_GPU=1 every GPU test failed, as it must without a GPU")
 endfunction()
 
+# The consumer's emu tier (gw_add_emu_test): its tests labelled emu, run on the emulated device and Passed, with
+# or without a GPU; under GW_REQUIRE_GPU=1 too (the variable is removed for them: they never stand for a GPU).
+function(check_consumer_emu build emu_tests)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env GW_REQUIRE_GPU=1 ${CMAKE_CTEST_COMMAND} --test-dir ${build}
+    --no-tests=error -L emu --output-on-failure RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "the consumer's emu tier failed (exit ${rc}):\n${out}")
+  endif()
+  foreach(name IN LISTS emu_tests)
+    if(NOT out MATCHES "Test +#[0-9]+: ${name} [.]+ +Passed")
+      message(FATAL_ERROR "the consumer's emu tier does not report ${name} as Passed:\n${out}")
+    endif()
+  endforeach()
+  message(STATUS "consumer emu tier:\n${out}")
+endfunction()
+
 # Every code block of docs/guard-your-kernel.md announced by <!-- from PATH --> must appear verbatim in PATH,
 # so the walk-through shows the code that this test builds.
 function(check_doc_snippets)
@@ -188,9 +204,11 @@ if(MODE STREQUAL "copied")
     ${SOURCE_DIR}/ctest/gw_valgrind_gate.sh ${SOURCE_DIR}/ctest/gw_valgrind.supp DESTINATION ${src}/cmake)
   file(COPY ${SOURCE_DIR}/tests/support/gw_test_main.c ${SOURCE_DIR}/lib/witness/include/gw_witness_check.h
     ${SOURCE_DIR}/lib/witness/src/gw_witness_check.c DESTINATION ${src}/gw)
+  file(COPY ${SOURCE_DIR}/lib/emu/ DESTINATION ${src}/gw_emu)
   configure_and_build(${src} ${WORK_DIR}/build)
   run_program(${WORK_DIR}/build/use_grid_d4 "host-side argument checks: ok")
   check_consumer_ctest(${WORK_DIR}/build "use_grid_d4;test_my_scale;canary_my_scale_half")
+  check_consumer_emu(${WORK_DIR}/build "test_my_scale.emu;test_my_scale.emu.seed2;canary_my_scale_half.emu")
 elseif(MODE STREQUAL "nvcc")
   file(COPY ${copied_kernel} DESTINATION ${WORK_DIR}/kernels)
   file(COPY ${here}/use_grid_d4.c DESTINATION ${WORK_DIR})

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# cmake -DGW=<gpuwitness> -DPULLS=<ex2d_frame_pulls> -DDEVICE=cpu|cuda -DWORKDIR=<dir> -P gw_cli_ex2d_desi.cmake
+# cmake -DGW=<gpuwitness> -DPULLS=<ex2d_frame_pulls> -DDEVICE=cpu|cuda -DWORKDIR=<dir> [-DMODES=noisy;clean]
+#       [-DEMULATED=1] -P gw_cli_ex2d_desi.cmake
 # First the PSF's own rules (fibres, wavelength domain, CCD: exit 2, nothing written). Then the real-PSF round
 # trip through the files (docs/ex2d_patch.md, "Real DESI files"): `synth ex2d` projects the
 # synthetic truth through $GW_DATA_DIR's DESI test PSF (fibres 0..9, 500 bins of 0.8 A from 6000 A; clean:
@@ -8,6 +9,7 @@
 # (fails under CI, as the data tests do); with DEVICE=cuda and no usable GPU the CLI exits 77 and this prints
 # GW_CLI_SKIPPED after checking that nothing was written.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli/gw_cli_emulated.cmake)
 foreach(v GW PULLS DEVICE WORKDIR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "${v} is required")
@@ -47,7 +49,10 @@ foreach(case
   endif()
 endforeach()
 
-foreach(mode noisy clean)
+if(NOT MODES) # -DMODES=clean: the clean round trip alone (gpuwitness-emu's, for CI's time)
+  set(MODES noisy clean)
+endif()
+foreach(mode IN LISTS MODES)
   set(img "${WORKDIR}/${mode}-image.fits")
   set(frame "${WORKDIR}/${mode}-frame.fits")
   set(extra --seed 11)
@@ -64,6 +69,7 @@ foreach(mode noisy clean)
     --out ${frame}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("--- run ex2d --device ${DEVICE} (${mode}): exit ${rc}\n${out}${err}")
+  gw_cli_emulated_check("run ex2d (${mode})" "${out}")
   if(rc EQUAL 77 AND DEVICE MATCHES "^cuda")
     if(EXISTS "${frame}")
       message(FATAL_ERROR "exit 77 must write nothing, but ${frame} exists")

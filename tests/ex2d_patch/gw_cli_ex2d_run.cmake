@@ -7,6 +7,7 @@
 # for positive doubles, integer order is numeric order, so no float parsing is needed. With DEVICE=cuda and no
 # usable GPU the CLI exits 77 and this prints GW_CLI_SKIPPED after checking that nothing was written.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli/gw_cli_emulated.cmake)
 foreach(v GW DEVICE WORKDIR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "${v} is required")
@@ -19,6 +20,7 @@ set(out "${WORKDIR}/out")
 execute_process(COMMAND ${GW} run ex2d --device ${DEVICE} --tier S --waves 620:10 --out-dir ${out}
   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 message("--- run ex2d --device ${DEVICE}: exit ${rc}\n${stdout}${stderr}")
+gw_cli_emulated_check("run ex2d" "${stdout}")
 file(GLOB written "${out}/*")
 if(rc EQUAL 77 AND DEVICE MATCHES "^cuda")
   if(written)

@@ -7,6 +7,7 @@
 # and no usable GPU the CLI exits 77 and this prints GW_CLI_SKIPPED (SKIP_REGULAR_EXPRESSION), after
 # checking that nothing was written; under GW_REQUIRE_GPU=1 it exits 1 and this fails.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli/gw_cli_emulated.cmake)
 foreach(v GW FIXTURE DEVICE WORKDIR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "${v} is required")
@@ -29,6 +30,7 @@ function(run label)
   execute_process(COMMAND ${GW} run focus-stack --device ${DEVICE} ${ARGN}
     RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   message("--- ${label}: exit ${rc}\n${stdout}${stderr}")
+  gw_cli_emulated_check("${label}" "${stdout}")
   if(rc EQUAL 77 AND DEVICE MATCHES "^cuda")
     file(GLOB written "${out}/*")
     if(written)

@@ -8,6 +8,7 @@
 # and no GPU: GW_CLI_SKIPPED (see gw_cli_run_ops.cmake); without GW_DATA_DIR while CI is set or
 # GW_REQUIRE_GPU=1: a failure.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli/gw_cli_emulated.cmake)
 foreach(v GW DEVICE WORKDIR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "${v} is required")
@@ -41,6 +42,7 @@ file(MAKE_DIRECTORY "${WORKDIR}/turned" "${WORKDIR}/back")
 execute_process(COMMAND ${gw} run grid-d4 --op rot90 --device ${DEVICE} --out-dir ${WORKDIR}/turned ${inputs}
   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 message("--- rot90: exit ${rc}\n${stdout}${stderr}")
+gw_cli_emulated_check("rot90" "${stdout}")
 if(rc EQUAL 77 AND DEVICE MATCHES "^cuda")
   file(GLOB written "${WORKDIR}/turned/*")
   if(written)

@@ -5,6 +5,7 @@
 # against arc-dsl's definitions), compared as JSON values. With DEVICE=cuda and no usable GPU the CLI exits 77
 # and this prints GW_CLI_SKIPPED (SKIP_REGULAR_EXPRESSION); under GW_REQUIRE_GPU=1 it exits 1 and this fails.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli/gw_cli_emulated.cmake)
 foreach(v GW DEVICE INPUT WORKDIR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "${v} is required")
@@ -29,6 +30,7 @@ foreach(op identity vmirror hmirror rot180 dmirror rot270 rot90 cmirror)
   execute_process(COMMAND ${GW} run grid-d4 --op ${op} --device ${DEVICE} -o ${out} ${INPUT}
     RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   message("--- ${op}: exit ${rc}\n${stdout}${stderr}")
+  gw_cli_emulated_check("${op}" "${stdout}")
   if(rc EQUAL 77 AND DEVICE MATCHES "^cuda")
     if(EXISTS "${out}")
       message(FATAL_ERROR "exit 77 must write nothing, but ${out} exists")

@@ -15,14 +15,14 @@ gw_add_gpu_test(NAME test_grid_objects_gpu.data COMMAND $<TARGET_FILE:test_grid_
 # Emulated: GW_GO_QUICK=1 takes the Valgrind gate's smaller batches and leaves out the 255 x 255 grids (the
 # 64 x 64 spiral and the odd-buf_bytes grid still take the in-place path above 1024 cells); the large batch
 # is 10000 grids. The lock-free union-find meets three scheduling seeds.
-gw_add_emu_test(NAME test_grid_objects_gpu.emu COMMAND $<TARGET_FILE:test_grid_objects_gpu_emu> ${GW_NOT_DATA_FILTER}
+gw_add_emu_tier_test(NAME test_grid_objects_gpu.emu COMMAND $<TARGET_FILE:test_grid_objects_gpu_emu> ${GW_NOT_DATA_FILTER}
   TIMEOUT 600 SEEDS 1 2 3 ENV GW_GO_QUICK=1)
-gw_add_emu_test(NAME test_grid_objects_gpu.data.emu COMMAND $<TARGET_FILE:test_grid_objects_gpu_emu> ${GW_DATA_FILTER}
+gw_add_emu_tier_test(NAME test_grid_objects_gpu.data.emu COMMAND $<TARGET_FILE:test_grid_objects_gpu_emu> ${GW_DATA_FILTER}
   TIMEOUT 600 LABELS data)
 
 gw_add_gpu_executable(NAME test_grid_objects_example SOURCES test_grid_objects_example.c LIBS grid_objects EMU)
 gw_add_gpu_test(NAME test_grid_objects_example COMMAND $<TARGET_FILE:test_grid_objects_example> TIMEOUT 120)
-gw_add_emu_test(NAME test_grid_objects_example.emu COMMAND $<TARGET_FILE:test_grid_objects_example_emu>)
+gw_add_emu_tier_test(NAME test_grid_objects_example.emu COMMAND $<TARGET_FILE:test_grid_objects_example_emu>)
 
 gw_add_cpu_test(NAME test_bad_input_grid_objects_launch SOURCES test_bad_input_grid_objects_launch.c
   LIBS grid_objects grid_objects_ref gw_bad_input_util gw_fake_cuda LABEL host MEMCHECK)

@@ -9,6 +9,7 @@
 # expression), since a cmake -P script cannot exit 77 itself; under GW_REQUIRE_GPU=1 (kept for the cuda run,
 # unset for the cpu run) the command exits 1 and this fails.
 cmake_minimum_required(VERSION 3.25)
+include(${CMAKE_CURRENT_LIST_DIR}/../cli/gw_cli_emulated.cmake)
 foreach(var GW DEVICE INPUT EXPECTED WORKDIR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "usage: cmake -DGW=gpuwitness -DDEVICE=cpu|cuda -DINPUT=task.json -DEXPECTED=dir "
@@ -33,6 +34,7 @@ foreach(spec "3|arc-dsl|objects_3x3.v3.json" "4|arc-dsl|objects_3x3.v4.json" "1|
     RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
   list(JOIN cmd " " shown)
   message("$ ${shown}\n--- exit ${rc}\n--- stdout:\n${stdout}--- stderr:\n${stderr}---")
+  gw_cli_emulated_check("variant ${variant}, bg tie ${tie}" "${stdout}")
   if(DEVICE STREQUAL "cuda" AND rc STREQUAL "77")
     if(EXISTS "${out}")
       message(FATAL_ERROR "exit 77 must write nothing, but ${out} exists")

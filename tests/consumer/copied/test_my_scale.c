@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  * The Criterion test of docs/guard-your-kernel.md: my_scale against the CPU loop, with poisoned outputs
  * and the witness check that proves the GPU produced them. Linked with gw_test_main.c (exit 77 when every
- * test skipped) and registered with gw_add_gpu_test().
+ * test skipped) and registered with gw_add_gpu_test(); with gw_add_emu_test() too, on the emulated device.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,7 +67,10 @@ Test(my_scale, matches_the_cpu_loop_and_the_witness_proves_the_gpu_ran)
     /* The witness first: it says how the GPU failed when the output is wrong too. */
     gw_witness rec;
     CUDA_OK(cudaMemcpy(&rec, d_witness, sizeof rec, cudaMemcpyDeviceToHost));
-    const gw_witness_expect expect = {.launches = 1, .items = n, .device_arch = device_arch, .device_sms = 0};
+    gw_witness_expect expect = {.launches = 1, .items = n, .device_arch = device_arch, .device_sms = 0};
+#ifdef GW_EMU /* gw_add_emu_test's build: the emulated device's records, and only those, are what it must see */
+    expect.emulated = 1;
+#endif
     char findings[1024];
     cr_assert(gw_witness_check(&rec, &expect, findings, sizeof findings) == 0, "witness:\n%s", findings);
 

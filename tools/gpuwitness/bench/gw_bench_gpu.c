@@ -226,6 +226,7 @@ void gw_bench_witness_verify(gw_bench_row *row, const char *loop_name, const gw_
         .items = (uint64_t)reps * items,
         .device_arch = (unsigned)(facts->cc_major * 100 + facts->cc_minor * 10),
         .device_sms = (unsigned)facts->sm_count,
+        .emulated = facts->emulated,
     };
     if (gw_witness_check(w, &expect, msg, sizeof msg)) {
         msg[strcspn(msg, "\n")] = '\0';

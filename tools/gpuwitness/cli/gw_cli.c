@@ -50,9 +50,18 @@ const char *gw_cli_effective_device(const char *spec)
     return env && *env ? env : "auto";
 }
 
+int gw_cli_require_gpu_refuses_emulation(const char *cmd)
+{
+    if (!gw_cli_emulated() || !gw_require_gpu()) return 0;
+    fprintf(stderr, "gpuwitness %s: GW_REQUIRE_GPU=1, but this is gpuwitness-emu: its device code runs on gpuwitness' "
+            "emulated device, on the CPU, and never proves a GPU (run gpuwitness)\n", cmd);
+    return 1;
+}
+
 int gw_cli_select_device(const char *cmd, const char *spec, gw_device_choice *choice)
 {
     char err[512];
+    if (gw_cli_require_gpu_refuses_emulation(cmd)) return GW_EXIT_FAIL;
     if (gw_device_resolve(spec, choice, err, sizeof err) == 0) return 0;
     const char *effective = gw_cli_effective_device(spec);
     int ordinal;
@@ -130,7 +139,9 @@ void gw_cli_print_call_witness(const char *indent, const char *receipt, char *fi
     printf("%s%s\n", indent, receipt);
     snprintf(prefix, sizeof prefix, "%switness check: %s", indent, violations ? "violation: " : "");
     if (findings[0]) gw_cli_print_lines(stdout, findings, prefix);
-    else printf("%switness check: ok (1 launch, %llu items, code for this device's architecture)\n", indent, items);
+    else printf("%switness check: ok (1 launch, %llu items, %s)\n", indent, items,
+                gw_cli_emulated() ? "the emulated device's record, as expected of gpuwitness-emu"
+                                  : "code for this device's architecture");
 }
 
 void gw_cli_cap_openmp_threads(void)
@@ -157,6 +168,16 @@ double gw_cli_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+const char *gw_cli_gpu_label(void)
+{
+    return gw_cli_emulated() ? "emulated:" : "gpu:     ";
+}
+
+const char *gw_cli_emulated_note(void)
+{
+    return gw_cli_emulated() ? " [emulated on the CPU, not a GPU]" : "";
+}
+
 int gw_gpu_facts_get(int ordinal, gw_gpu_facts *f, char *err, size_t err_size)
 {
     memset(f, 0, sizeof *f);
@@ -168,6 +189,7 @@ int gw_gpu_facts_get(int ordinal, gw_gpu_facts *f, char *err, size_t err_size)
     f->cc_minor = prop.minor;
     f->sm_count = prop.multiProcessorCount;
     f->total_mem = prop.totalGlobalMem;
+    f->emulated = gw_cli_emulated();
     return 0;
 fail:
     return -1;

@@ -81,6 +81,7 @@ typedef struct gw_gpu_facts {
     int cc_major, cc_minor;
     int sm_count;
     size_t total_mem;
+    int emulated; /* gw_cli_emulated(): the device is gpuwitness' emulated one, on the CPU (docs/emu.md) */
 } gw_gpu_facts;
 
 /* Device properties; 0, or -1 with err naming the CUDA error. */
@@ -98,6 +99,20 @@ typedef struct gw_probe_info {
 /* On device ordinal: cudaFuncGetAttributes of a trivial kernel, then runs it once to learn which
  * compiled variant the driver picked. 0, or -1 with err naming the CUDA error. */
 int gw_probe_native(int ordinal, gw_probe_info *info, char *err, size_t err_size);
+
+/* 1 when this program's device code was built for the emulated device (gpuwitness-emu), else 0: the build of
+ * the device code says it, not the device's name. */
+int gw_cli_emulated(void);
+
+/* What gpuwitness-emu's lines say of the device where a GPU build's say nothing (docs/emu.md, "The CLI"): the
+ * label of a line of device times ("gpu:     " / "emulated:"), and a note ending a line of results
+ * ("" / " [emulated on the CPU, not a GPU]"). */
+const char *gw_cli_gpu_label(void);
+const char *gw_cli_emulated_note(void);
+
+/* In gpuwitness-emu under GW_REQUIRE_GPU=1 (a run that must prove a GPU): says why on stderr after
+ * "gpuwitness CMD: " and returns 1; otherwise 0. gw_cli_select_device and doctor ask it first. */
+int gw_cli_require_gpu_refuses_emulation(const char *cmd);
 
 #ifdef __cplusplus
 }

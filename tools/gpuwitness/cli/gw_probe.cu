@@ -67,3 +67,12 @@ done:
     }
     return rc;
 }
+
+extern "C" int gw_cli_emulated(void)
+{
+#ifdef GW_EMU_DEVICE /* gw_emu_device.h: this file was compiled for the emulated device */
+    return 1;
+#else
+    return 0;
+#endif
+}

@@ -253,6 +253,11 @@ static int parse(int argc, char **argv, bench_options *o)
                 "with device cpu\n");
         return GW_EXIT_USAGE;
     }
+    if (guard && gw_cli_emulated()) {
+        fprintf(stderr, "gpuwitness bench: --min-speedup and --min-roofline measure a GPU: gpuwitness-emu times the "
+                "CPU running the device code, which they cannot judge\n");
+        return GW_EXIT_USAGE;
+    }
     if (o->baseline && !o->html) {
         fprintf(stderr, "gpuwitness bench: --baseline: compares in the HTML report: it needs --html FILE\n");
         return GW_EXIT_USAGE;
@@ -449,8 +454,8 @@ static int open_gpu(gw_bench_run *run, gw_bench_gpu *gpu, int ordinal)
         fprintf(stderr, "gpuwitness bench: measuring the copy roofline: %s\n", err);
         return -1;
     }
-    printf("bench: copy roofline %.1f GB/s (cudaMemcpyAsync device to device, %zu MiB, read + write)\n",
-           run->roofline.gbps, run->roofline.buffer_bytes >> 20);
+    printf("bench: copy roofline %.1f GB/s (cudaMemcpyAsync device to device, %zu MiB, read + write)%s\n",
+           run->roofline.gbps, run->roofline.buffer_bytes >> 20, gw_cli_emulated_note());
     return 0;
 }
 
@@ -475,6 +480,10 @@ static cJSON *document(gw_bench_run *run, const bench_options *o, cJSON *guard, 
     cJSON *doc = cJSON_CreateObject();
     if (!doc) return NULL;
     cJSON_AddStringToObject(doc, "schema", "gpuwitness-bench/1");
+    if (run->gpu && run->gpu->facts.emulated) /* report.py says so above every chart (docs/emu.md, "The CLI") */
+        cJSON_AddStringToObject(doc, "emulated", "gpuwitness-emu ran the device code on gpuwitness' emulated "
+                                "device, on the CPU: every device time, rate and speedup is of the CPU, none a GPU "
+                                "figure");
     cJSON_AddItemToObject(doc, "environment", gw_bench_environment(run));
     cJSON_AddItemToObject(doc, "method", method_json(run, o));
     cJSON_AddItemToObject(doc, "roofline", roofline_json(run));
@@ -644,6 +653,9 @@ int gw_cmd_bench(int argc, char **argv)
         printf("bench: trace skipped (exit 77): %s; the benchmark itself ran\n", tr->reason);
         return GW_EXIT_SKIP;
     }
-    printf("bench: ok%s\n", run.gpu ? "" : " on the CPU only (the GPU part was skipped)");
+    printf("bench: ok%s\n", !run.gpu ? " on the CPU only (the GPU part was skipped)"
+                           : run.gpu->facts.emulated ? " on the EMULATED device: every loop ran, its outputs equal to the "
+                                                       "reference, its witness good; no time above is a GPU figure (GPU "
+                                                       "path not executed)" : "");
     return GW_EXIT_OK;
 }

@@ -64,7 +64,17 @@ static int doctor_device(int ordinal, int run_kernels)
     printf("  multiprocessors:      %d\n", f.sm_count);
     int failed = 0;
     gw_probe_info probe;
-    if (gw_probe_native(ordinal, &probe, err, sizeof err)) {
+    if (f.emulated) {
+        printf("  device code:          EMULATED: built for gpuwitness' emulated device and run on the CPU "
+               "(docs/emu.md): evidence about its logic, never about a GPU\n");
+        if (gw_probe_native(ordinal, &probe, err, sizeof err)) {
+            printf("  probe kernel:         FAILED: %s\n", err);
+            failed = 1;
+        } else {
+            printf("  native code:          none: host code compiled for the emulated device (binaryVersion %d); "
+                   "no GPU code was built into gpuwitness-emu\n", probe.binary_version);
+        }
+    } else if (gw_probe_native(ordinal, &probe, err, sizeof err)) {
         if (probe.no_image)
             printf("  native code:          NO: %s: this build has no code this GPU can run; add %d to "
                    "CMAKE_CUDA_ARCHITECTURES\n", err, arch / 10);
@@ -138,6 +148,10 @@ int gw_cmd_doctor(int argc, char **argv)
     if (device_env_bad) fprintf(stderr, "gpuwitness doctor: GW_DEVICE '%s': must be one of cuda, cuda:N, cpu, auto\n",
                                 device_env);
 
+    if (gw_cli_require_gpu_refuses_emulation("doctor")) {
+        printf("doctor: FAILED: GW_REQUIRE_GPU=1 and this is gpuwitness-emu, whose device is emulated on the CPU\n");
+        return GW_EXIT_FAIL;
+    }
     int count = 0;
     char why[256];
     const gw_probe_result probe = gw_device_probe(&count, why, sizeof why);
@@ -167,7 +181,11 @@ int gw_cmd_doctor(int argc, char **argv)
         printf("doctor: FAILED: CTEST_RESOURCE_GROUP_0_GPUS names device %d, but %d are visible\n", only, count);
         failed = 1;
     }
-    printf("doctor: %s\n", failed ? "FAILED (see above)" : "ok: GPU usable, native code, every kernel's witness "
-                                                          "checks out");
+    if (!failed && gw_cli_emulated())
+        printf("doctor: ok on the EMULATED device (the CPU, not a GPU): every kernel's device code ran, matched its "
+               "reference and its witness checks out; GPU path not executed\n");
+    else
+        printf("doctor: %s\n", failed ? "FAILED (see above)" : "ok: GPU usable, native code, every kernel's witness "
+                                                              "checks out");
     return failed ? GW_EXIT_FAIL : GW_EXIT_OK;
 }

@@ -347,7 +347,7 @@ typedef struct ex2d_ctx {
     const ex2d_counts *counts; /* the witness counts of one call */
     gw_bench_mode mode;
     int reps;
-    int device_arch, device_sms;
+    int device_arch, device_sms, emulated;
 } ex2d_ctx;
 
 static int ex2d_prepare(void *ctx, int rep, char *err, size_t err_size)
@@ -452,6 +452,7 @@ static int ex2d_ctx_init(ex2d_ctx *c, gw_bench_run *run, const ex2d_frame *f, ch
     c->f = f;
     c->device_arch = run->gpu->facts.cc_major * 100 + run->gpu->facts.cc_minor * 10;
     c->device_sms = run->gpu->facts.sm_count;
+    c->emulated = run->gpu->facts.emulated;
     buf_set(&c->in[IN_IMAGE], "image", f->image, image);
     buf_set(&c->in[IN_IVAR], "ivar", f->ivar, image);
     buf_set(&c->in[IN_SIGX], "psf_sigx", f->sigx, tab * sizeof(double));
@@ -612,7 +613,8 @@ static void ex2d_verify(void *ctx, gw_bench_row *row, const char *loop_name)
     size_t len = 0;
     for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
         const gw_witness_expect e = {.launches = reps * expect[i].launches, .items = reps * expect[i].items,
-                                     .device_arch = (unsigned)c->device_arch, .device_sms = (unsigned)c->device_sms};
+                                     .device_arch = (unsigned)c->device_arch, .device_sms = (unsigned)c->device_sms,
+                                     .emulated = c->emulated};
         if (gw_witness_check(&w[expect[i].slot], &e, msg, sizeof msg)) {
             msg[strcspn(msg, "\n")] = '\0';
             gw_bench_row_fail(row, "%s: the %s witness does not prove %d GPU runs: %s", loop_name, expect[i].stage,

@@ -176,17 +176,17 @@ static int run_gpu(const ex2d_frame *f, const ex2d_outputs *ref, double ref_ms, 
     }
     if (!failed) {
         const gw_ex2d_gpu_result *r = &res[0];
-        printf("  gpu:      %.1f ms incl. transfers, kernels %.2f ms (%d batch of %d; %.0f patches/s); ex2d_ref / "
-               "gpu = %.1fx\n", r->ms_end_to_end, r->ms_kernel, r->batches, r->max_batch,
-               r->ms_end_to_end > 0 ? f->npatch / (r->ms_end_to_end / 1e3) : 0.0,
-               r->ms_end_to_end > 0 ? ref_ms / r->ms_end_to_end : 0.0);
-        printf("  gpu:      second call, %d batches of up to %d: %.1f ms incl. transfers, identical bytes\n",
-               res[1].batches, res[1].max_batch, res[1].ms_end_to_end);
+        printf("  %s %.1f ms incl. transfers, kernels %.2f ms (%d batch of %d; %.0f patches/s); ex2d_ref / "
+               "%s = %.1fx%s\n", gw_cli_gpu_label(), r->ms_end_to_end, r->ms_kernel, r->batches, r->max_batch,
+               r->ms_end_to_end > 0 ? f->npatch / (r->ms_end_to_end / 1e3) : 0.0, gw_cli_emulated() ? "emulated" : "gpu",
+               r->ms_end_to_end > 0 ? ref_ms / r->ms_end_to_end : 0.0, gw_cli_emulated_note());
+        printf("  %s second call, %d batches of up to %d: %.1f ms incl. transfers, identical bytes%s\n",
+               gw_cli_gpu_label(), res[1].batches, res[1].max_batch, res[1].ms_end_to_end, gw_cli_emulated_note());
     }
     gw_ex2d_print_witness(&res[shown], "  ");
     if (!failed)
         printf("  result:   ok: both calls match ex2d_ref within the tolerances of docs/ex2d_patch.md (flux pull "
-               "1e-9, ivar and Rdiags 1e-10, chi2pix 1e-8, pixmask 2e-12, statuses equal), witness checks out\n");
+               "1e-9, ivar and Rdiags 1e-10, chi2pix 1e-8, pixmask 2e-12, statuses equal), witness checks out%s\n", gw_cli_emulated_note());
     ex2d_ref_outputs_free(&got[1]);
     ex2d_ref_outputs_free(&got[0]);
     return failed;
@@ -214,7 +214,7 @@ int gw_ex2d_patch_check(const gw_check_request *req, int *runs)
            " (synthesised in %.0f ms)\n", cfg.fibre_first, cfg.fibre_first + cfg.nfibre - 1, cfg.wave_first,
            cfg.wave_first + cfg.nwave - 1, f.npatch, f.params.max_nspecpad * f.params.m, f.params.npix_x,
            f.params.npix_y, cfg.add_noise ? "noise, model ivar" : "noiseless, ivar 1", seed, gw_cli_now_ms() - t0);
-    if (gpu) printf("  device:   cuda:%d\n", dev->ordinal);
+    if (gpu) printf("  device:   cuda:%d%s\n", dev->ordinal, gw_cli_emulated_note());
     else printf("  device:   cpu (%s)\n", dev->fell_back || dev->reason[0] ? "GPU part skipped" : "--device cpu");
     ex2d_outputs ref, mt;
     int failed = 0;
@@ -277,12 +277,13 @@ int gw_ex2d_patch_doctor(int ordinal)
             printf("  ex2d_patch:           FAILED: differs from ex2d_ref: %s\n", msg);
         else
             printf("  ex2d_patch:           tier S, 1 patch of n = %d: matches ex2d_ref within the tolerances of "
-                   "docs/ex2d_patch.md (%.2f ms incl. transfers)\n", f.params.max_nspecpad * f.params.m,
-                   res.ms_end_to_end);
+                   "docs/ex2d_patch.md (%.2f ms incl. transfers)%s\n", f.params.max_nspecpad * f.params.m,
+                   res.ms_end_to_end, gw_cli_emulated_note());
         gw_ex2d_print_witness(&res, "    ");
         if (!res.witness_violations)
-            printf("    witness check: ok (every stage: its launches, its items, code for this device's "
-                   "architecture)\n");
+            printf("    witness check: ok (every stage: its launches, its items, %s)\n",
+                   gw_cli_emulated() ? "the emulated device's records, as expected of gpuwitness-emu"
+                                     : "code for this device's architecture");
         failed = diff != 0 || res.witness_violations != 0;
     }
     ex2d_ref_outputs_free(&got);

@@ -30,9 +30,9 @@ static int compute_on_gpu(const char *label, const ex2d_frame *f, int ordinal, i
                 res.check.patch, ex2d_error_str(res.check.code));
         return GW_EXIT_FAIL;
     }
-    printf("  gpu:      %.1f ms incl. transfers, kernels %.2f ms (%d batch(es) of up to %d patches); %.1f "
-           "patches/s\n", res.ms_end_to_end, res.ms_kernel, res.batches, res.max_batch,
-           res.ms_end_to_end > 0 ? f->npatch / (res.ms_end_to_end / 1e3) : 0.0);
+    printf("  %s %.1f ms incl. transfers, kernels %.2f ms (%d batch(es) of up to %d patches); %.1f "
+           "patches/s%s\n", gw_cli_gpu_label(), res.ms_end_to_end, res.ms_kernel, res.batches, res.max_batch,
+           res.ms_end_to_end > 0 ? f->npatch / (res.ms_end_to_end / 1e3) : 0.0, gw_cli_emulated_note());
     gw_ex2d_print_witness(&res, "  ");
     if (res.witness_violations) {
         fprintf(stderr, "%s: %d witness violation(s): the witness does not prove the GPU computed "
@@ -40,8 +40,8 @@ static int compute_on_gpu(const char *label, const ex2d_frame *f, int ordinal, i
         return GW_EXIT_FAIL;
     }
     if (f->npatch > VERIFY_MAX_PATCHES) {
-        printf("  result:   witness checks out; not compared with ex2d_ref (more than %d patches)\n",
-               VERIFY_MAX_PATCHES);
+        printf("  result:   witness checks out; not compared with ex2d_ref (more than %d patches)%s\n",
+               VERIFY_MAX_PATCHES, gw_cli_emulated_note());
         return GW_EXIT_OK;
     }
     ex2d_outputs ref;
@@ -60,7 +60,7 @@ static int compute_on_gpu(const char *label, const ex2d_frame *f, int ordinal, i
         rc = GW_EXIT_FAIL;
     } else {
         printf("  result:   matches ex2d_ref within the tolerances of docs/ex2d_patch.md (%.1f ms on the CPU), "
-               "witness checks out\n", ms);
+               "witness checks out%s\n", ms, gw_cli_emulated_note());
     }
     ex2d_ref_outputs_free(&ref);
     return rc;

@@ -77,6 +77,7 @@ static void check_witness(const ex2d_frame *f, const ex2d_outputs *out, const gw
             .items = expect[s].items,
             .device_arch = (unsigned)(facts->cc_major * 100 + facts->cc_minor * 10),
             .device_sms = (unsigned)facts->sm_count,
+            .emulated = facts->emulated,
         };
         char found[1024];
         res->witness_violations += gw_witness_check(&res->witness[s], &e, found, sizeof found);

@@ -224,7 +224,7 @@ static int run_ex2d(const ex2d_opts *o, const ex2d_frame_config *cfg, const gw_d
            cfg->wave_first, cfg->wave_first + cfg->nwave - 1, f.npatch, p->max_nspecpad * p->m, p->npix_x, p->npix_y,
            (unsigned long long)cfg->seed, synth_ms);
     const int gpu = dev->kind == GW_DEVICE_CUDA;
-    if (gpu) printf("  device:   cuda:%d\n", dev->ordinal);
+    if (gpu) printf("  device:   cuda:%d%s\n", dev->ordinal, gw_cli_emulated_note());
     else printf("  device:   cpu (ex2d_ref%s)\n", dev->fell_back ? ", no usable GPU" : ", --device cpu");
     ex2d_outputs out;
     if (ex2d_ref_outputs_alloc(p, f.npatch, &out)) {

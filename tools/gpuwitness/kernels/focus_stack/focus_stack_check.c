@@ -149,8 +149,9 @@ static int run_gpu(const focus_case *c, const uint16_t *in, const gw_focus_out *
     got.focus = focus;
     if (!failed) {
         const gw_focus_gpu_result *r = &res[1]; /* the warm call */
-        printf("  gpu:      %.2f ms incl. transfers, kernel %.3f ms (second of 2 calls); focus_stack_ref / gpu = "
-               "%.1fx\n", r->ms_end_to_end, r->ms_kernel, r->ms_end_to_end > 0 ? ref_ms / r->ms_end_to_end : 0.0);
+        printf("  %s %.2f ms incl. transfers, kernel %.3f ms (second of 2 calls); focus_stack_ref / %s = "
+               "%.1fx%s\n", gw_cli_gpu_label(), r->ms_end_to_end, r->ms_kernel, gw_cli_emulated() ? "emulated" : "gpu",
+               r->ms_end_to_end > 0 ? ref_ms / r->ms_end_to_end : 0.0, gw_cli_emulated_note());
     }
     if (shown >= 0) {
         gw_focus_gpu_result *r = &res[shown];
@@ -187,7 +188,7 @@ static int run_case(const focus_case *tmpl, uint64_t seed, const gw_device_choic
     const double voxels = (double)c.n * c.z * c.y * c.x;
     printf("  problem:  N=%d Z=%d %dx%d (%.2f Mvoxels, %.1f MB), %s; idx, ff, best and focus; seed %" PRIu64 "\n",
            c.n, c.z, c.y, c.x, voxels / 1e6, voxels * 2 / 1e6, params, seed);
-    if (gpu) printf("  device:   cuda:%d\n", dev->ordinal);
+    if (gpu) printf("  device:   cuda:%d%s\n", dev->ordinal, gw_cli_emulated_note());
     else printf("  device:   cpu (%s)\n", dev->fell_back || dev->reason[0] ? "GPU part skipped" : "--device cpu");
     gw_focus_out ref, mt;
     int failed = 0;
@@ -268,7 +269,7 @@ int gw_focus_stack_doctor(int ordinal)
                 printf("  focus_stack:          FAILED: differs from focus_stack_ref: %s\n", msg);
             else
                 printf("  focus_stack:          N=1 Z=5 128x96 known-focus stack, morphseq defaults: bit-exact with "
-                       "focus_stack_ref (%.2f ms incl. transfers)\n", res.ms_end_to_end);
+                       "focus_stack_ref (%.2f ms incl. transfers)%s\n", res.ms_end_to_end, gw_cli_emulated_note());
             gw_cli_print_call_witness("    ", res.witness_receipt, res.witness_check, res.witness_violations,
                                       (unsigned long long)p.n * p.y * p.x);
             failed = diff != 0 || res.witness_violations != 0;

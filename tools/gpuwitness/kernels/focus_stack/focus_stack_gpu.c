@@ -152,6 +152,7 @@ int gw_focus_gpu_call(gw_focus_gpu *g, const uint16_t *in, uint8_t poison_byte, 
         .items = px,
         .device_arch = (unsigned)(g->facts.cc_major * 100 + g->facts.cc_minor * 10),
         .device_sms = (unsigned)g->facts.sm_count,
+        .emulated = g->facts.emulated,
     };
     res->witness_violations = gw_witness_check(&res->witness, &expect, res->witness_check, sizeof res->witness_check);
     gw_witness_format(&res->witness, res->witness_receipt, sizeof res->witness_receipt);

@@ -278,7 +278,8 @@ static int compute_on_gpu(const focus_input *in, focus_stack_params p, int ordin
     }
     if (rc != GW_EXIT_OK) return rc;
     printf("  %s\n", res.witness_receipt);
-    printf("  gpu:      %.2f ms incl. transfers, kernel %.3f ms\n", res.ms_end_to_end, res.ms_kernel);
+    printf("  %s %.2f ms incl. transfers, kernel %.3f ms%s\n", gw_cli_gpu_label(), res.ms_end_to_end, res.ms_kernel,
+           gw_cli_emulated_note());
     rc = gw_cli_run_witness("gpuwitness run focus_stack", res.witness_check, res.witness_violations);
     if (gw_focus_out_consistent(got, in->data, p, msg, sizeof msg)) {
         fprintf(stderr, "gpuwitness run focus_stack: the GPU result is inconsistent: %s; nothing written\n", msg);
@@ -287,7 +288,7 @@ static int compute_on_gpu(const focus_input *in, focus_stack_params p, int ordin
     if (rc != GW_EXIT_OK) return rc;
     if (!verify) {
         printf("  result:   witness checks out, outputs consistent; not compared with focus_stack_ref (--verify "
-               "compares)\n");
+               "compares)%s\n", gw_cli_emulated_note());
         return GW_EXIT_OK;
     }
     gw_focus_out ref;
@@ -309,7 +310,8 @@ static int compute_on_gpu(const focus_input *in, focus_stack_params p, int ordin
                 "written\n", msg);
         rc = GW_EXIT_FAIL;
     } else {
-        printf("  result:   bit-exact with focus_stack_ref (%.1f ms on all cores), witness checks out\n", ref_ms);
+        printf("  result:   bit-exact with focus_stack_ref (%.1f ms on all cores), witness checks out%s\n", ref_ms,
+               gw_cli_emulated_note());
     }
     gw_focus_out_free(&ref);
     return rc;
@@ -412,7 +414,7 @@ static int run_focus(focus_output *outs, focus_input *in, focus_stack_params p, 
     printf("gpuwitness run focus_stack: %s (%s) N=%d Z=%d %dx%d, %.2f Mvoxels; %s\n", in->path, in->format, p.n, p.z,
            p.y, p.x, (double)voxels / 1e6, params);
     if (gpu)
-        printf("  device:   cuda:%d, one launch%s\n", dev->ordinal,
+        printf("  device:   cuda:%d%s, one launch%s\n", dev->ordinal, gw_cli_emulated_note(),
                verify ? ", compared with focus_stack_ref" : verify_flag == 0 ? " (--no-verify)"
                                                                            : " (over 64 Mi voxels: not compared)");
     else

@@ -110,8 +110,9 @@ static int run_gpu(const grid_d4_batch *b, grid_d4_result *ref, double ref_ms, i
     }
     if (!failed) {
         const gw_d4_gpu_result *r = &res[1]; /* the warm call */
-        printf("  gpu:      %.2f ms incl. transfers, kernel %.3f ms (second of 2 calls); grid_d4_ref / gpu = %.1fx\n",
-               r->ms_end_to_end, r->ms_kernel, r->ms_end_to_end > 0 ? ref_ms / r->ms_end_to_end : 0.0);
+        printf("  %s %.2f ms incl. transfers, kernel %.3f ms (second of 2 calls); grid_d4_ref / %s = %.1fx%s\n",
+               gw_cli_gpu_label(), r->ms_end_to_end, r->ms_kernel, gw_cli_emulated() ? "emulated" : "gpu",
+               r->ms_end_to_end > 0 ? ref_ms / r->ms_end_to_end : 0.0, gw_cli_emulated_note());
     }
     if (shown >= 0) {
         printf("  %s\n", res[shown].witness_receipt);
@@ -119,7 +120,8 @@ static int run_gpu(const grid_d4_batch *b, grid_d4_result *ref, double ref_ms, i
         gw_cli_print_lines(stdout, res[shown].witness_check, "            ");
     }
     if (!failed)
-        printf("  result:   ok: both calls bit-exact with grid_d4_ref (gaps kept the poison), witness checks out\n");
+        printf("  result:   ok: both calls bit-exact with grid_d4_ref (gaps kept the poison), witness checks out%s\n",
+               gw_cli_emulated_note());
     grid_d4_result_free(&got);
     if (gw_d4_gpu_free(&g, err, sizeof err)) {
         printf("  result:   FAILED: %s\n", err);
@@ -142,7 +144,7 @@ static int run_case(const check_case *c, size_t n_grids, const gw_check_request 
            "cells 0..9, seed %" PRIu64 "\n",
            b.n, cells, (double)cells / 1e6, (double)b.buf_bytes / 1e6, req->seed);
     if (req->gpu)
-        printf("  device:   cuda:%d\n", req->dev->ordinal);
+        printf("  device:   cuda:%d%s\n", req->dev->ordinal, gw_cli_emulated_note());
     else
         printf("  device:   cpu (%s)\n", req->dev->fell_back || req->dev->reason[0] ? "GPU part skipped" : "--device cpu");
     int failed = 0;
@@ -222,7 +224,7 @@ int gw_grid_d4_doctor(int ordinal)
                 printf("  grid_d4:              FAILED: differs from grid_d4_ref:\n%s", msg);
             else
                 printf("  grid_d4:              %zu grids, %" PRIu64 " cells, per-grid ops: bit-exact with grid_d4_ref "
-                       "(%.2f ms incl. transfers)\n", b.n, cells, res.ms_end_to_end);
+                       "(%.2f ms incl. transfers)%s\n", b.n, cells, res.ms_end_to_end, gw_cli_emulated_note());
             gw_cli_print_call_witness("    ", res.witness_receipt, res.witness_check, res.witness_violations, cells);
             failed = res.status != GRID_D4_OK || diff != 0 || res.witness_violations != 0;
         }

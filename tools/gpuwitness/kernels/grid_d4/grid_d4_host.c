@@ -148,6 +148,7 @@ int gw_d4_gpu_call(gw_d4_gpu *g, const grid_d4_batch *b, uint8_t poison_byte, gr
         .items = res->status == GRID_D4_OK ? grid_d4_batch_cells(b) : 0,
         .device_arch = (unsigned)(g->facts.cc_major * 100 + g->facts.cc_minor * 10),
         .device_sms = (unsigned)g->facts.sm_count,
+        .emulated = g->facts.emulated,
     };
     res->witness_violations = gw_witness_check(&res->witness, &expect, res->witness_check, sizeof res->witness_check);
     gw_witness_format(&res->witness, res->witness_receipt, sizeof res->witness_receipt);

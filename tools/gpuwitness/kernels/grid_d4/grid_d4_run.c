@@ -94,8 +94,8 @@ static int transform_on_gpu(const grid_d4_batch *b, const grid_d4_result *ref, g
         }
         if (gw_cli_run_witness("gpuwitness run", res.witness_check, res.witness_violations)) rc = GW_EXIT_FAIL;
         if (rc == GW_EXIT_OK)
-            printf("  result: bit-exact with grid_d4_ref, witness checks out (%.2f ms incl. transfers)\n",
-                   res.ms_end_to_end);
+            printf("  result: bit-exact with grid_d4_ref, witness checks out (%.2f ms incl. transfers)%s\n",
+                   res.ms_end_to_end, gw_cli_emulated_note());
     }
     if (gw_d4_gpu_free(&g, err, sizeof err)) {
         fprintf(stderr, "gpuwitness run: cuda:%d: %s\n", ordinal, err);

@@ -132,8 +132,9 @@ static int run_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_result
     }
     if (!failed) {
         const gw_go_gpu_result *r = &res[1]; /* the warm call */
-        printf("  gpu:      %.2f ms incl. transfers, kernel %.3f ms (second of 2 calls); grid_objects_ref / gpu = "
-               "%.1fx\n", r->ms_end_to_end, r->ms_kernel, r->ms_end_to_end > 0 ? ref_ms / r->ms_end_to_end : 0.0);
+        printf("  %s %.2f ms incl. transfers, kernel %.3f ms (second of 2 calls); grid_objects_ref / %s = "
+               "%.1fx%s\n", gw_cli_gpu_label(), r->ms_end_to_end, r->ms_kernel, gw_cli_emulated() ? "emulated" : "gpu",
+               r->ms_end_to_end > 0 ? ref_ms / r->ms_end_to_end : 0.0, gw_cli_emulated_note());
     }
     if (shown >= 0) {
         printf("  %s\n", res[shown].witness_receipt);
@@ -141,7 +142,7 @@ static int run_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_result
     }
     if (!failed)
         printf("  result:   ok: both calls equal grid_objects_ref (labels outside the grids kept the poison), "
-               "witness checks out\n");
+               "witness checks out%s\n", gw_cli_emulated_note());
     grid_objects_result_free(&got);
     if (gw_go_gpu_free(&g, err, sizeof err)) {
         printf("  result:   FAILED: %s\n", err);
@@ -164,7 +165,7 @@ static int run_case(const check_case *c, size_t n_grids, const gw_check_request 
            "cells 0..9, bg tie %s, seed %" PRIu64 "\n",
            b.n, cells, (double)cells / 1e6, (double)b.buf_bytes / 1e6, tie_name(c->bg_tie), req->seed);
     if (req->gpu)
-        printf("  device:   cuda:%d\n", req->dev->ordinal);
+        printf("  device:   cuda:%d%s\n", req->dev->ordinal, gw_cli_emulated_note());
     else
         printf("  device:   cpu (%s)\n", req->dev->fell_back || req->dev->reason[0] ? "GPU part skipped" : "--device cpu");
     int failed = 0;
@@ -243,7 +244,7 @@ int gw_grid_objects_doctor(int ordinal)
                 printf("  grid_objects:         FAILED: differs from grid_objects_ref: %s\n", msg);
             else
                 printf("  grid_objects:         %zu grids, %" PRIu64 " cells, per-grid variants 0..7: equal to "
-                       "grid_objects_ref (%.2f ms incl. transfers)\n", b.n, cells, res.ms_end_to_end);
+                       "grid_objects_ref (%.2f ms incl. transfers)%s\n", b.n, cells, res.ms_end_to_end, gw_cli_emulated_note());
             gw_cli_print_call_witness("    ", res.witness_receipt, res.witness_check, res.witness_violations, cells);
             failed = res.status != GRID_OBJECTS_OK || diff != 0 || res.witness_violations != 0;
         }

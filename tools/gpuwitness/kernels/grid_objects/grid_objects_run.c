@@ -195,8 +195,8 @@ static int label_on_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_r
         }
         if (gw_cli_run_witness("gpuwitness run", res.witness_check, res.witness_violations)) rc = GW_EXIT_FAIL;
         if (rc == GW_EXIT_OK)
-            printf("  result: equal to grid_objects_ref, witness checks out (%.2f ms incl. transfers)\n",
-                   res.ms_end_to_end);
+            printf("  result: equal to grid_objects_ref, witness checks out (%.2f ms incl. transfers)%s\n",
+                   res.ms_end_to_end, gw_cli_emulated_note());
     }
     if (gw_go_gpu_free(&g, err, sizeof err)) {
         fprintf(stderr, "gpuwitness run: cuda:%d: %s\n", ordinal, err);

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+# gpuwitness-emu, the CLI over the emulated device (docs/emu.md, "The CLI"), label emu: doctor, check, run on
+# the real inputs of every kernel (the ARC tasks, and the DESI PSF where GW_DATA_DIR has it: the clean round trip) and bench, end to
+# end through upload, launch, witness, download and compare. Every result line must say that the device was
+# emulated, and none may stand for a GPU (no "gpu:" line of times, no "on the GPU"). Not under the asan build's
+# time: the emu tier's kernels already run there.
+if(GW_ASAN_BUILD)
+  return()
+endif()
+set(gw_emu_gpu_words "(^|\n)  gpu: |on the GPU|GPU usable")
+
+gw_cli_test(NAME cli_emu_doctor PROGRAM gpuwitness-emu RC 0 LABELS emu TIMEOUT 300 REJECT_STDOUT "${gw_emu_gpu_words}"
+  STDOUT "device 0: gpuwitness emulated device.*device code: +EMULATED.*grid_d4: .*not a GPU.*focus_stack: .*not a GPU.*\
+ex2d_patch: .*not a GPU.*grid_objects: .*not a GPU.*doctor: ok on the EMULATED device.*GPU path not executed"
+  ARGS doctor)
+gw_cli_test(NAME cli_emu_check_small PROGRAM gpuwitness-emu RC 0 LABELS emu TIMEOUT 300
+  REJECT_STDOUT "${gw_emu_gpu_words}|ran on the GPU"
+  STDOUT "grid_d4 .*emulated: .*not a GPU.*focus_stack .*emulated: .*not a GPU.*ex2d_patch .*emulated: .*not a GPU.*\
+grid_objects .*emulated: .*not a GPU.*check: ok on the EMULATED device.*GPU path not executed"
+  ARGS check --device cuda --size small)
+# An emulated run never stands for a GPU: GW_REQUIRE_GPU=1 refuses it before any work.
+gw_cli_test(NAME cli_emu_require_gpu_fails PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_REQUIRE_GPU=1
+  STDERR "GW_REQUIRE_GPU=1, but this is gpuwitness-emu" ARGS check --size small)
+gw_cli_test(NAME cli_emu_doctor_require_gpu_fails PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_REQUIRE_GPU=1
+  STDOUT "doctor: FAILED: GW_REQUIRE_GPU=1 and this is gpuwitness-emu" ARGS doctor)
+# bench: every loop with its poison, re-validation and witness; 1 repetition (a smoke run, said so), and the JSON
+# says emulated for report.py's page. A guard on emulated times is refused.
+gw_cli_test(NAME cli_emu_bench_smoke PROGRAM gpuwitness-emu RC 0 LABELS emu TIMEOUT 600 WORKDIR
+  REJECT_STDOUT "${gw_emu_gpu_words}|FAILED"
+  STDOUT "copy roofline .*not a GPU.*grid_d4 arc-n1000-rot90.*emulated: kernel.*cub::DeviceMemcpy::Batched.*\
+focus_stack .*emulated: kernel.*ex2d_patch .*emulated: kernel.*grid_objects .*emulated: kernel.*\
+EMULATED: the device code ran.*emulated kernel ms.*bench: ok on the EMULATED device"
+  FILES b.json ARGS bench --size smoke --reps 1 --cpu-reps 1 --json b.json)
+gw_cli_test(NAME cli_emu_bench_guard_refused PROGRAM gpuwitness-emu RC 2 LABELS emu
+  STDERR "--min-speedup and --min-roofline measure a GPU: gpuwitness-emu times the CPU" ARGS bench --min-speedup 2)
+
+# run: the kernels' own CLI drivers (tests/<kernel>/gw_cli_*.cmake) with EMULATED=1 (tests/cli/gw_cli_emulated.cmake).
+set(gw_tests ${PROJECT_SOURCE_DIR}/tests)
+set(gw_emu_run -DGW=$<TARGET_FILE:gpuwitness-emu> -DDEVICE=cuda -DEMULATED=1)
+gw_add_emu_tier_test(NAME cli_emu_run_grid_d4_ops COMMAND ${CMAKE_COMMAND} ${gw_emu_run}
+  -DINPUT=${gw_tests}/grid_d4/d4_2x3.json -DWORKDIR=${GW_CLI_WORK}/cli_emu_run_grid_d4_ops
+  -P ${gw_tests}/grid_d4/gw_cli_run_ops.cmake)
+gw_add_emu_tier_test(NAME cli_emu_run_grid_d4_arc_roundtrip LABELS data COMMAND ${CMAKE_COMMAND} ${gw_emu_run}
+  -DWORKDIR=${GW_CLI_WORK}/cli_emu_run_grid_d4_arc_roundtrip -P ${gw_tests}/grid_d4/gw_cli_roundtrip.cmake)
+gw_add_emu_tier_test(NAME cli_emu_run_grid_objects COMMAND ${CMAKE_COMMAND} ${gw_emu_run}
+  -DINPUT=${gw_tests}/grid_objects/objects_3x3.json -DEXPECTED=${gw_tests}/grid_objects
+  -DWORKDIR=${GW_CLI_WORK}/cli_emu_run_grid_objects -P ${gw_tests}/grid_objects/gw_cli_run_objects.cmake)
+gw_add_emu_tier_test(NAME cli_emu_run_focus_stack COMMAND ${CMAKE_COMMAND} ${gw_emu_run}
+  -DFIXTURE=$<TARGET_FILE:gw_focus_fixture> -DWORKDIR=${GW_CLI_WORK}/cli_emu_run_focus_stack
+  -P ${gw_tests}/focus_stack/gw_cli_focus_run.cmake)
+gw_add_emu_tier_test(NAME cli_emu_run_ex2d COMMAND ${CMAKE_COMMAND} ${gw_emu_run}
+  -DWORKDIR=${GW_CLI_WORK}/cli_emu_run_ex2d -P ${gw_tests}/ex2d_patch/gw_cli_ex2d_run.cmake)
+gw_add_emu_tier_test(NAME cli_emu_run_ex2d_desi LABELS data TIMEOUT 600 COMMAND ${CMAKE_COMMAND} ${gw_emu_run}
+  -DPULLS=$<TARGET_FILE:ex2d_frame_pulls> -DMODES=clean -DWORKDIR=${GW_CLI_WORK}/cli_emu_run_ex2d_desi
+  -P ${gw_tests}/ex2d_patch/gw_cli_ex2d_desi.cmake)
+# The drivers print GW_CLI_SKIPPED for two reasons; here only a missing data set may skip (gpuwitness-emu always
+# has its device, so an exit 77 is a failure).
+set_tests_properties(cli_emu_run_grid_d4_arc_roundtrip cli_emu_run_ex2d_desi PROPERTIES
+  SKIP_REGULAR_EXPRESSION "GW_CLI_SKIPPED: GW_DATA_DIR is not set")
+set_property(TEST cli_emu_run_grid_d4_ops cli_emu_run_grid_d4_arc_roundtrip cli_emu_run_grid_objects
+  cli_emu_run_focus_stack cli_emu_run_ex2d cli_emu_run_ex2d_desi APPEND PROPERTY
+  FAIL_REGULAR_EXPRESSION "GW_CLI_SKIPPED: no usable GPU")
