@@ -7,7 +7,7 @@
 if(GW_ASAN_BUILD)
   return()
 endif()
-set(gw_emu_gpu_words "(^|\n)  gpu: |on the GPU|GPU usable")
+set(gw_emu_gpu_words "(^|\n)  gpu: |on the GPU|GPU usable|GPU part")
 
 gw_cli_test(NAME cli_emu_doctor PROGRAM gpuwitness-emu RC 0 LABELS emu TIMEOUT 300 REJECT_STDOUT "${gw_emu_gpu_words}"
   STDOUT "device 0: gpuwitness emulated device.*device code: +EMULATED.*grid_d4: .*not a GPU.*focus_stack: .*not a GPU.*\
@@ -33,6 +33,11 @@ EMULATED: the device code ran.*emulated kernel ms.*bench: ok on the EMULATED dev
   FILES b.json ARGS bench --size smoke --reps 1 --cpu-reps 1 --json b.json)
 gw_cli_test(NAME cli_emu_bench_guard_refused PROGRAM gpuwitness-emu RC 2 LABELS emu
   STDERR "--min-speedup and --min-roofline measure a GPU: gpuwitness-emu times the CPU" ARGS bench --min-speedup 2)
+
+# trace: skipped (77) before any work: CUPTI has nothing to record on the emulated device.
+gw_cli_test(NAME cli_emu_trace_skips PROGRAM gpuwitness-emu RC 77 LABELS emu WORKDIR FILES none
+  STDERR "skipped: gpuwitness-emu: CUPTI records a GPU's kernels and copies, and the emulated device has none. \
+nothing traced, t.json not written" ARGS trace grid_d4 --out t.json)
 
 # run: the kernels' own CLI drivers (tests/<kernel>/gw_cli_*.cmake) with EMULATED=1 (tests/cli/gw_cli_emulated.cmake).
 set(gw_tests ${PROJECT_SOURCE_DIR}/tests)
@@ -60,3 +65,4 @@ set_tests_properties(cli_emu_run_grid_d4_arc_roundtrip cli_emu_run_ex2d_desi PRO
 set_property(TEST cli_emu_run_grid_d4_ops cli_emu_run_grid_d4_arc_roundtrip cli_emu_run_grid_objects
   cli_emu_run_focus_stack cli_emu_run_ex2d cli_emu_run_ex2d_desi APPEND PROPERTY
   FAIL_REGULAR_EXPRESSION "GW_CLI_SKIPPED: no usable GPU")
+include(emu_faults.cmake)

@@ -403,7 +403,7 @@ static int run_block(block_state *b, const unsigned idx[3], unsigned sm)
     return b->failed ? -1 : 0;
 }
 
-int gw_emu_run(const gw_emu_launch_desc *d, char *why, size_t why_size)
+int gw_emu_run(const gw_emu_launch_desc *d, unsigned long long blocks, char *why, size_t why_size)
 {
     const unsigned nthreads = d->block[0] * d->block[1] * d->block[2];
     const unsigned long long nblocks = (unsigned long long)d->grid[0] * d->grid[1] * d->grid[2];
@@ -431,7 +431,7 @@ int gw_emu_run(const gw_emu_launch_desc *d, char *why, size_t why_size)
         order[i - 1] = order[j], order[j] = tmp;
     }
     cur_block = &b;
-    for (unsigned long long i = 0; !rc && i < nblocks; i++) {
+    for (unsigned long long i = 0; !rc && i < nblocks && i < blocks; i++) {
         const unsigned long long k = order[i];
         const unsigned idx[3] = {(unsigned)(k % d->grid[0]), (unsigned)(k / d->grid[0] % d->grid[1]),
                                  (unsigned)(k / ((unsigned long long)d->grid[0] * d->grid[1]))};

@@ -9,9 +9,10 @@
 
 #include "gw_emu.h"
 
-/* Runs every block of the launch (the runtime holds its lock: one launch at a time in the process, so a
- * static __shared__ variable is the one block's). 0, or -1 with the device error in why. */
-int gw_emu_run(const gw_emu_launch_desc *d, char *why, size_t why_size);
+/* Runs the launch's blocks in the order drawn from the seed, the first `blocks` of that order (all of them, or
+ * fewer for a planted fault); the runtime holds its lock: one launch at a time in the process, so a static
+ * __shared__ variable is the one block's. 0, or -1 with the device error in why. */
+int gw_emu_run(const gw_emu_launch_desc *d, unsigned long long blocks, char *why, size_t why_size);
 
 /* cudaDeviceReset: the launches are counted from 0 again, so that a seed draws the same interleavings. */
 void gw_emu_reset_launches(void);

@@ -11,6 +11,7 @@
  * cudaDeviceReset.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,9 +44,12 @@ typedef struct event_handle {
 
 enum { STREAM_MAGIC = 0x5723A11u, EVENT_MAGIC = 0xE7E27u };
 enum { OP_LAUNCH, OP_COPY, OP_SET, OP_EVENT };
+/* The planted faults of GW_EMU_FAULT (docs/emu.md, "Planted faults"). */
+enum { FAULT_NONE, FAULT_MALLOC, FAULT_LAUNCH, FAULT_PARTIAL, FAULT_COPY };
 
 typedef struct op {
     int type;
+    int planted; /* FAULT_LAUNCH, FAULT_PARTIAL or FAULT_COPY: this op is the planted fault */
     gw_emu_launch_desc launch;
     void *dst;
     const void *src;
@@ -69,6 +73,45 @@ static size_t n_attrs;
 static cudaError_t sticky = cudaSuccess;
 static char device_error[2048];
 static _Thread_local cudaError_t last_error = cudaSuccess;
+
+/* GW_EMU_FAULT=KIND:N, read once: the Nth cudaMalloc (malloc), launch (launch, partial) or copy from device to
+ * host memory (copy) of the process, counted from 1, is the planted fault. */
+static struct {
+    int read, kind;
+    unsigned long long n, count;
+} fault;
+
+/* The lock is held. A value that is not KIND:N makes every call fail (a sticky cudaErrorInvalidValue), the
+ * reason on stderr: a test whose fault was misspelt must not pass as if it had none. */
+static void read_fault(void)
+{
+    static const char *const kinds[] = {[FAULT_MALLOC] = "malloc", [FAULT_LAUNCH] = "launch",
+                                        [FAULT_PARTIAL] = "partial", [FAULT_COPY] = "copy"};
+    if (fault.read) return;
+    fault.read = 1;
+    const char *v = getenv("GW_EMU_FAULT");
+    if (!v || !*v) return;
+    for (int k = FAULT_MALLOC; k <= FAULT_COPY; k++) {
+        const size_t len = strlen(kinds[k]);
+        if (strncmp(v, kinds[k], len) != 0 || v[len] != ':' || v[len + 1] < '1' || v[len + 1] > '9') continue;
+        char *end = NULL;
+        errno = 0;
+        const unsigned long long n = strtoull(v + len + 1, &end, 10);
+        if (errno || *end) break;
+        fault.kind = k, fault.n = n;
+        return;
+    }
+    fprintf(stderr, "gw_emu: GW_EMU_FAULT '%s': must be malloc:N, launch:N, partial:N or copy:N, N a whole number "
+            "from 1; every CUDA call fails\n", v);
+    sticky = cudaErrorInvalidValue;
+}
+
+/* Counts a call of one of kinds; 1 when it is the planted fault (the lock is held). */
+static int planted(int kind_a, int kind_b)
+{
+    read_fault();
+    return (fault.kind == kind_a || fault.kind == kind_b) && ++fault.count == fault.n;
+}
 
 /* Every call ends through here: its error becomes the thread's last error. */
 static cudaError_t result(cudaError_t e)
@@ -160,13 +203,31 @@ static cudaError_t drain(void)
         if (!queue_head) queue_tail = NULL;
         if (sticky == cudaSuccess) {
             switch (o->type) {
-            case OP_LAUNCH:
-                if (gw_emu_run(&o->launch, device_error, sizeof device_error)) {
+            case OP_LAUNCH: {
+                const unsigned long long blocks = (unsigned long long)o->launch.grid[0] * o->launch.grid[1] *
+                                                  o->launch.grid[2];
+                if (o->planted == FAULT_PARTIAL)
+                    fprintf(stderr, "gw_emu: planted fault GW_EMU_FAULT=partial:%llu: kernel %s runs %llu of its %llu "
+                            "blocks\n", fault.n, o->launch.kernel, blocks / 2, blocks);
+                if (o->planted == FAULT_LAUNCH) /* as a device fault would: sticky, nothing more runs */
+                    snprintf(device_error, sizeof device_error, "kernel %s: planted fault GW_EMU_FAULT=launch:%llu: "
+                             "the launch fails as a device fault would", o->launch.kernel, fault.n);
+                if (o->planted == FAULT_LAUNCH ||
+                    gw_emu_run(&o->launch, o->planted == FAULT_PARTIAL ? blocks / 2 : blocks, device_error,
+                               sizeof device_error)) {
                     fprintf(stderr, "gw_emu: %s\n", device_error);
                     sticky = cudaErrorLaunchFailure;
                 }
                 break;
-            case OP_COPY: memmove(o->dst, o->src, o->bytes); break;
+            }
+            case OP_COPY:
+                memmove(o->dst, o->src, o->bytes);
+                if (o->planted == FAULT_COPY) { /* a transfer that went wrong: no tolerance can pass it */
+                    for (size_t i = 0; i < o->bytes && i < 8; i++) ((unsigned char *)o->dst)[i] ^= 0xFF;
+                    fprintf(stderr, "gw_emu: planted fault GW_EMU_FAULT=copy:%llu: the first bytes (up to 8) of a "
+                            "%zu-byte copy to the host arrive inverted\n", fault.n, o->bytes);
+                }
+                break;
             case OP_SET: memset(o->dst, o->value, o->bytes); break;
             case OP_EVENT: o->event->t_ns = gw_emu_globaltimer(), o->event->done = 1; break;
             }
@@ -194,6 +255,7 @@ cudaError_t gw_emu_launch(const gw_emu_launch_desc *d)
 {
     pthread_mutex_lock(&lock);
     const unsigned long long threads = (unsigned long long)d->block[0] * d->block[1] * d->block[2];
+    read_fault();
     cudaError_t e = sticky;
     if (e == cudaSuccess) e = check_stream(d->stream);
     if (e == cudaSuccess && (!d->grid[0] || !d->grid[1] || !d->grid[2] || d->grid[1] > 65535 || d->grid[2] > 65535 ||
@@ -205,6 +267,7 @@ cudaError_t gw_emu_launch(const gw_emu_launch_desc *d)
     if (e == cudaSuccess && !o) e = cudaErrorMemoryAllocation;
     if (e == cudaSuccess) {
         o->type = OP_LAUNCH, o->launch = *d;
+        if (planted(FAULT_LAUNCH, FAULT_PARTIAL)) o->planted = fault.kind;
         e = enqueue(o);
     } else if (d->free_closure) {
         d->free_closure(d->closure);
@@ -219,8 +282,14 @@ cudaError_t cudaMalloc(void **p, size_t size)
 {
     if (!p) return result(cudaErrorInvalidValue);
     pthread_mutex_lock(&lock);
+    read_fault();
     cudaError_t e = sticky;
     void *mem = NULL;
+    if (e == cudaSuccess && planted(FAULT_MALLOC, FAULT_MALLOC)) {
+        fprintf(stderr, "gw_emu: planted fault GW_EMU_FAULT=malloc:%llu: cudaMalloc(%zu bytes) fails as out of "
+                "memory\n", fault.n, size);
+        e = cudaErrorMemoryAllocation;
+    }
     if (e == cudaSuccess && size > GW_EMU_MEMORY_BYTES - device_bytes) e = cudaErrorMemoryAllocation;
     /* exactly size bytes, so that AddressSanitizer's redzone starts where the allocation ends */
     if (e == cudaSuccess && size && (posix_memalign(&mem, 256, size) || add_allocation(mem, size, 0))) {
@@ -309,6 +378,7 @@ static cudaError_t check_copy(void *dst, const void *src, size_t bytes, enum cud
 static cudaError_t transfer(op proto, enum cudaMemcpyKind kind, cudaStream_t s, int sync)
 {
     pthread_mutex_lock(&lock);
+    read_fault();
     cudaError_t e = sticky;
     if (e == cudaSuccess) e = check_stream(s);
     if (e == cudaSuccess)
@@ -318,6 +388,9 @@ static cudaError_t transfer(op proto, enum cudaMemcpyKind kind, cudaStream_t s, 
     if (e == cudaSuccess && proto.bytes && !o) e = cudaErrorMemoryAllocation;
     if (o) {
         *o = proto;
+        if (proto.type == OP_COPY && is_device(proto.src, proto.bytes) && !is_device(proto.dst, proto.bytes) &&
+            planted(FAULT_COPY, FAULT_COPY))
+            o->planted = FAULT_COPY;
         e = enqueue(o);
     }
     if (e == cudaSuccess && sync) e = drain();

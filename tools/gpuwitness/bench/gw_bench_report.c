@@ -169,8 +169,8 @@ static void print_row(const gw_bench_run *run, const gw_bench_row *row, const de
     if (!run->gpu) {
         printf("  gpu:     skipped\n");
     } else if (d->has_gbps) {
-        printf("  %s kernel %.4f ms (min %.4f, max %.4f, %d reps), %.1f GB/s = %.1f%% of the copy roofline",
-               gw_cli_gpu_label(), row->kernel_ms.median, row->kernel_ms.min, row->kernel_ms.max, row->kernel_ms.count, d->gbps,
+        printf("  %-8s kernel %.4f ms (min %.4f, max %.4f, %d reps), %.1f GB/s = %.1f%% of the copy roofline",
+               gw_cli_emulated() ? "emulated:" : "gpu:", row->kernel_ms.median, row->kernel_ms.min, row->kernel_ms.max, row->kernel_ms.count, d->gbps,
                d->roofline_percent);
         if (d->has_e2e) printf("; end to end %.3f ms", row->end_to_end_ms.median);
         printf("\n");

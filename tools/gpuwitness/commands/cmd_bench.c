@@ -447,8 +447,8 @@ static int open_gpu(gw_bench_run *run, gw_bench_gpu *gpu, int ordinal)
         return -1;
     }
     run->gpu = gpu;
-    printf("bench: GPU part runs on cuda:%d (%s, compute capability %d.%d, %d SMs)\n", gpu->ordinal,
-           gpu->facts.name, gpu->facts.cc_major, gpu->facts.cc_minor, gpu->facts.sm_count);
+    printf("bench: %s part runs on cuda:%d (%s, compute capability %d.%d, %d SMs)\n",
+           gpu->facts.emulated ? "emulated device" : "GPU", gpu->ordinal, gpu->facts.name, gpu->facts.cc_major, gpu->facts.cc_minor, gpu->facts.sm_count);
     gw_bench_progress(run, "copy roofline: device-to-device cudaMemcpyAsync, repetitions: %d", run->reps);
     if (gw_bench_gpu_roofline(gpu, run->reps, &run->roofline, err, sizeof err)) {
         fprintf(stderr, "gpuwitness bench: measuring the copy roofline: %s\n", err);

@@ -182,6 +182,13 @@ int gw_cmd_trace(int argc, char **argv)
     char err[1024];
     gw_trace_work w;
     memset(&w, 0, sizeof w);
+    /* CUPTI records a GPU's kernels and copies; on the emulated device there are none to record, even where a
+     * driver lets CUPTI start (a GPU runner's emu tier). */
+    if (gw_cli_emulated()) {
+        fprintf(stderr, "gpuwitness trace: skipped: gpuwitness-emu: CUPTI records a GPU's kernels and copies, and "
+                "the emulated device has none; nothing traced, %s not written\n", o.out);
+        return GW_EXIT_SKIP;
+    }
     if (o.k->trace(&w, dev.ordinal, err, sizeof err)) {
         gw_trace_work_free(&w);
         fprintf(stderr, "gpuwitness trace: %s on cuda:%d: %s\n", o.k->info->name, dev.ordinal, err);

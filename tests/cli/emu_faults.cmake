@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: MIT
+# The CLI's GPU glue under planted faults (docs/emu.md, "Planted faults"), label emu: gpuwitness-emu with
+# GW_EMU_FAULT set, so that the emulated device fails one call the way a GPU can. Each kind of GPU failure branch of
+# tools/gpuwitness/kernels/<k>/*_gpu.c and *_host.c (once per kernel) must give its message, exit 1 and
+# write nothing: an allocation that fails (malloc:N), a launch that faults (launch:N), a launch that runs half
+# of its blocks (partial:N: the witness must say so), a result that arrives changed (copy:N: the comparison
+# with the reference must say so; focus_stack's own consistency check, an index that is no slice, comes first).
+# N counts the process's calls of that kind from 1, so each case names the call it hits (its kernel, or the copy
+# of the output). The bench's timing loops (gw_bench_gpu.c) the same, with 2 repetitions: a half repetition that
+# is not the last one can only be seen by the witness.
+set(gw_d4_task ${PROJECT_SOURCE_DIR}/tests/grid_d4/d4_2x3.json)
+set(gw_go_task ${PROJECT_SOURCE_DIR}/tests/grid_objects/objects_3x3.json)
+set(gw_fs_stack ${GW_CLI_WORK}/focus_fixtures/stack.npy) # made by cli_focus_fixtures (tests/focus_stack/cli.cmake)
+
+# name|fault|stderr words|stdout words (regexes, the last optional; no semicolon, which would split the list)
+set(gw_fault_cases
+  "grid_d4_malloc|malloc:1|cudaMalloc.in. failed: out of memory .cudaErrorMemoryAllocation.. nothing written"
+  "grid_d4_launch|launch:2|kernel grid_d4_transform_kernel: planted fault.*grid_d4 on the stream .cudaStreamSynchronize. failed: unspecified launch failure.*nothing written"
+  "grid_d4_partial|partial:2|runs 0 of its 1 blocks.*witness violation: no GPU code ran: 0 launches recorded.*nothing written"
+  "grid_d4_copy|copy:3|the GPU result differs from grid_d4_ref. nothing written"
+  "grid_objects_malloc|malloc:1|cudaMalloc.in. failed: out of memory .cudaErrorMemoryAllocation.. nothing written"
+  "grid_objects_launch|launch:2|kernel grid_objects_label_kernel: planted fault.*grid_objects on the stream .cudaStreamSynchronize. failed: unspecified launch failure.*nothing written"
+  "grid_objects_partial|partial:2|runs 1 of its 3 blocks.*witness violation: .*the witness does not prove the GPU computed this. nothing written"
+  "grid_objects_copy|copy:3|the GPU result differs from grid_objects_ref. nothing written"
+  "focus_stack_malloc|malloc:1|cudaMalloc.in. failed: out of memory .cudaErrorMemoryAllocation.. nothing written"
+  "focus_stack_launch|launch:1|kernel focus_stack_fast_kernel: planted fault.*focus_stack on the stream .cudaStreamSynchronize. failed: unspecified launch failure.*nothing written"
+  "focus_stack_partial|partial:1|runs 4 of its 9 blocks.*witness violation: partial execution: 4200 of 8911 items produced by the device code.*nothing written"
+  "focus_stack_copy|copy:2|the GPU result is inconsistent: idx 255 at .n=0, y=0, x=0. is not a slice.*nothing written"
+  "ex2d_malloc|malloc:1|cudaMalloc.image. failed: out of memory .cudaErrorMemoryAllocation.. nothing written"
+  "ex2d_launch|launch:1|kernel ex2d_spots_kernel: planted fault.*ex2d_patches_launch on the stream .cudaStreamSynchronize. failed: unspecified launch failure.*nothing written"
+  "ex2d_partial|partial:1|runs 42 of its 84 blocks.*the witness does not prove the GPU computed this. nothing written|K1 spots: partial execution: 42 of 84 items produced by the device code"
+  "ex2d_copy|copy:3|the GPU result differs from ex2d_ref: 1 flux mismatch.*nothing written")
+foreach(case IN LISTS gw_fault_cases)
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 fault)
+  list(GET parts 2 words)
+  set(stdout ".")
+  list(LENGTH parts n)
+  if(n GREATER 3)
+    list(GET parts 3 stdout)
+  endif()
+  set(test cli_emu_fault_run_${name})
+  if(name MATCHES "^grid_d4")
+    gw_cli_test(NAME ${test} PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=${fault} STDERR "${words}"
+      STDOUT "${stdout}"
+      WORKDIR COPY ${gw_d4_task} FILES d4_2x3.json UNCHANGED ${gw_d4_task}
+      ARGS run grid_d4 --op rot90 --device cuda -o out.json d4_2x3.json)
+  elseif(name MATCHES "^grid_objects")
+    gw_cli_test(NAME ${test} PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=${fault} STDERR "${words}"
+      STDOUT "${stdout}"
+      WORKDIR COPY ${gw_go_task} FILES objects_3x3.json UNCHANGED ${gw_go_task}
+      ARGS run grid_objects --variant 0 --device cuda -o out.json objects_3x3.json)
+  elseif(name MATCHES "^focus_stack")
+    gw_cli_test(NAME ${test} PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=${fault} STDERR "${words}"
+      STDOUT "${stdout}"
+      WORKDIR COPY ${gw_fs_stack} FILES stack.npy
+      ARGS run focus_stack --device cuda --out-ff ff.npy --out-idx idx.npy stack.npy)
+    set_tests_properties(${test} PROPERTIES FIXTURES_REQUIRED cli_focus_fixtures)
+  else()
+    gw_cli_test(NAME ${test} PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=${fault} STDERR "${words}"
+      STDOUT "${stdout}"
+      WORKDIR MKDIRS out FILES out ARGS run ex2d --device cuda --tier S --waves 620:10 --out-dir out)
+  endif()
+endforeach()
+
+# check: its GPU path (the same host code, called twice with two poisons) under a half grid_d4 launch.
+gw_cli_test(NAME cli_emu_fault_check_partial PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
+  ENV GW_EMU_FAULT=partial:2 STDERR "kernel grid_d4_transform_kernel runs 16 of its 32 blocks"
+  STDOUT "result:   FAILED: call 1 .outputs poisoned with 0xFF. differs from grid_d4_ref.*check: FAILED"
+  ARGS check --size small)
+
+# bench's timing loops, grid_d4 with 2 repetitions: launches 1-6 are the end-to-end loop's warm-up calls (a
+# validation kernel and the transform each), 7-10 its repetitions, 11-16 the kernel loop's warm-up, 17-20 its
+# repetitions; a half repetition that is not the last is invisible to the output check, and the witness says it.
+# name|fault|stdout words
+set(gw_bench_fault_cases
+  "e2e_partial|partial:8|end-to-end loop: the witness does not prove 2 GPU runs: partial execution"
+  "kernel_partial|partial:18|kernel loop: the witness does not prove 2 GPU runs: partial execution"
+  "warmup_launch|launch:12|kernel loop: the warm-up calls .cudaStreamSynchronize. failed: unspecified launch failure"
+  "output_copy|copy:20|the output after the timed loop differs from grid_d4_ref")
+foreach(case IN LISTS gw_bench_fault_cases)
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 fault)
+  list(GET parts 2 words)
+  gw_cli_test(NAME cli_emu_fault_bench_${name} PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
+    ENV GW_EMU_FAULT=${fault} STDOUT "${words}.*bench: FAILED" WORKDIR FILES none
+    ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1)
+endforeach()
+gw_cli_test(NAME cli_emu_fault_bench_malloc PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=malloc:1
+  STDERR "cudaMalloc.L2 flush buffer. failed: out of memory" WORKDIR FILES none
+  ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1)
+# A misspelt fault fails every call, loudly, rather than running without one.
+gw_cli_test(NAME cli_emu_fault_misspelt PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=malloc:0
+  STDERR "GW_EMU_FAULT 'malloc:0': must be malloc:N, launch:N, partial:N or copy:N" WORKDIR COPY ${gw_d4_task}
+  FILES d4_2x3.json ARGS run grid_d4 --op rot90 --device cuda -o out.json d4_2x3.json)
