@@ -386,11 +386,10 @@ static int tier_l_patches(void)
     const char *quick = getenv("GW_EX2D_QUICK");
     return !GW_GPU_EMULATED ? 47 : quick && !strcmp(quick, "1") ? 4 : 12;
 }
-#define TIER_L_PATCHES tier_l_patches()
 static ex2d_frame_config tier_l_config(void)
 {
     ex2d_frame_config cfg = ex2d_gc_tier_config(EX2D_TIER_L);
-    if (GW_GPU_EMULATED) cfg.nwave = TIER_L_PATCHES * cfg.nwavestep;
+    if (GW_GPU_EMULATED) cfg.nwave = tier_l_patches() * cfg.nwavestep;
     return cfg;
 }
 
@@ -430,10 +429,11 @@ Test(ex2d_patch_gpu, tier_l_noisy_chi_has_unit_scatter_and_batching_changes_no_b
     gw_skip_under_sanitizer("tier L (47 patches)");
     const ex2d_frame_config cfg = tier_l_config();
     ex2d_gpu_case t;
-    ex2d_gc_open(&t, &cfg, TIER_L_PATCHES);
+    const int patches = tier_l_patches();
+    ex2d_gc_open(&t, &cfg, patches);
     const ex2d_params *p = &t.f.params;
     const int np = t.f.npatch, m = p->m;
-    cr_assert(np == TIER_L_PATCHES, "tier L has %d patches, expected %d", np, TIER_L_PATCHES);
+    cr_assert(np == patches, "tier L has %d patches, expected %d", np, patches);
     reference_pipeline(&t, 0, np);
     run_pipeline(&t, 0, np, np, t.d_witness);
     expect_pipeline_matches(&t, 0, np, np);

@@ -106,10 +106,9 @@ static void read_fault(void)
     sticky = cudaErrorInvalidValue;
 }
 
-/* Counts a call of one of kinds; 1 when it is the planted fault (the lock is held). */
+/* Counts a call of one of kinds; 1 when it is the planted fault (the lock is held, read_fault() done). */
 static int planted(int kind_a, int kind_b)
 {
-    read_fault();
     return (fault.kind == kind_a || fault.kind == kind_b) && ++fault.count == fault.n;
 }
 
