@@ -54,7 +54,7 @@ foreach(case IN LISTS gw_fault_cases)
   elseif(name MATCHES "^focus_stack")
     gw_cli_test(NAME ${test} PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=${fault} STDERR "${words}"
       STDOUT "${stdout}"
-      WORKDIR COPY ${gw_fs_stack} FILES stack.npy
+      WORKDIR COPY ${gw_fs_stack} FILES stack.npy UNCHANGED ${gw_fs_stack}
       ARGS run focus_stack --device cuda --out-ff ff.npy --out-idx idx.npy stack.npy)
     set_tests_properties(${test} PROPERTIES FIXTURES_REQUIRED cli_focus_fixtures)
   else()
@@ -91,7 +91,47 @@ endforeach()
 gw_cli_test(NAME cli_emu_fault_bench_malloc PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=malloc:1
   STDERR "cudaMalloc.L2 flush buffer. failed: out of memory" WORKDIR FILES none
   ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1)
+# trace's work: a half transform in its second iteration (launch 4; each iteration launches the validation
+# kernel, then the transform): the comparison, which comes before the witness, says so.
+gw_cli_test(NAME cli_emu_fault_trace_partial PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=partial:4
+  WORKDIR FILES none STDERR "iteration 1: differs from grid_d4_ref: .*still hold the poison 0xFF: the call did not \
+write them"
+  STDOUT "trace: FAILED .see stderr.. t.json not written" ARGS trace grid_d4 --out t.json)
 # A misspelt fault fails every call, loudly, rather than running without one.
 gw_cli_test(NAME cli_emu_fault_misspelt PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=malloc:0
   STDERR "GW_EMU_FAULT 'malloc:0': must be malloc:N, launch:N, partial:N or copy:N" WORKDIR COPY ${gw_d4_task}
   FILES d4_2x3.json ARGS run grid_d4 --op rot90 --device cuda -o out.json d4_2x3.json)
+
+# Every device and pinned allocation of each kernel's `run` (and of trace's work), failed in turn (tests/cli/gw_emu_malloc_sweep.sh):
+# each must give exit 1, the command's own "out of memory" message, nothing written and nothing leaked, under
+# Valgrind memcheck (host memory, streams and events) and the emulator's count of device memory never freed.
+set(gw_sweep_vg "${GW_VALGRIND}")
+if(NOT GW_VALGRIND)
+  set(gw_sweep_vg -) # the emulator's own count still applies; Valgrind is a CI dependency (README)
+endif()
+# name|inputs|directories|arguments (comma-separated)
+set(gw_sweep_cases
+  "grid_d4|${gw_d4_task}|-|run,grid_d4,--op,rot90,--device,cuda,-o,out.json,d4_2x3.json"
+  "grid_objects|${gw_go_task}|-|run,grid_objects,--variant,0,--device,cuda,-o,out.json,objects_3x3.json"
+  "focus_stack|${gw_fs_stack}|-|run,focus_stack,--device,cuda,--out-ff,ff.npy,--out-idx,idx.npy,stack.npy"
+  "ex2d|-|out|run,ex2d,--device,cuda,--tier,S,--waves,620:10,--out-dir,out"
+  "trace_grid_d4|-|-|trace,grid_d4,--out,t.json")
+foreach(case IN LISTS gw_sweep_cases)
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 inputs)
+  list(GET parts 2 dirs)
+  list(GET parts 3 args)
+  string(REPLACE "," ";" args "${args}")
+  add_test(NAME cli_emu_malloc_sweep_run_${name} COMMAND ${GW_BASH} ${CMAKE_CURRENT_LIST_DIR}/gw_emu_malloc_sweep.sh
+    ${GW_CLI_WORK}/cli_emu_malloc_sweep_run_${name} ${inputs} ${dirs} ${gw_sweep_vg} -- $<TARGET_FILE:gpuwitness-emu>
+    ${args})
+  set_tests_properties(cli_emu_malloc_sweep_run_${name} PROPERTIES LABELS emu TIMEOUT 300
+    ENVIRONMENT_MODIFICATION "GW_REQUIRE_GPU=unset:;GW_DEVICE=unset:;GW_EMU_FAULT=unset:")
+  if(name MATCHES "^trace") # the fault-free run skips: the work ran, and CUPTI has nothing to record
+    set_tests_properties(cli_emu_malloc_sweep_run_${name} PROPERTIES ENVIRONMENT GW_SWEEP_PASS_RC=77)
+  endif()
+  if(name STREQUAL "focus_stack")
+    set_tests_properties(cli_emu_malloc_sweep_run_${name} PROPERTIES FIXTURES_REQUIRED cli_focus_fixtures)
+  endif()
+endforeach()

@@ -211,6 +211,18 @@ static const img_case img_cases[] = {
     {"ZTILE1 larger than the image", F_SYN,
      {.compress = 1, .damage_hdu = 1, .damage_key = "ZTILE1", .damage_card = "ZTILE1  = 100000000"},
      "HDU 'IMAGE': keyword ZTILE1 = 100000000: more than ZNAXIS1 = 6: a tile larger than its image"},
+    {"RICE_1 MASK, ZVAL1 0", F_SYN,
+     {.compress = 1, .damage_hdu = 3, .damage_key = "ZVAL1", .damage_card = "ZVAL1   = 0"},
+     "HDU 3: corrupt tile-compressed image header: keyword ZVAL1: not a positive whole number, as a RICE_1 block size "
+     "must be (cfitsio 4.2 divides by it)"},
+    {"RICE_1 MASK, ZVAL1 -32", F_SYN,
+     {.compress = 1, .damage_hdu = 3, .damage_key = "ZVAL1", .damage_card = "ZVAL1   = -32"},
+     "HDU 3: corrupt tile-compressed image header: keyword ZVAL1: not a positive whole number, as a RICE_1 block size "
+     "must be (cfitsio 4.2 divides by it)"},
+    {"RICE_1 MASK, ZVAL1 '0 32' (cfitsio reads 0)", F_SYN,
+     {.compress = 1, .damage_hdu = 3, .damage_key = "ZVAL1", .damage_card = "ZVAL1   =0                  32"},
+     "HDU 3: corrupt tile-compressed image header: keyword ZVAL1: not a positive whole number, as a RICE_1 block size "
+     "must be (cfitsio 4.2 divides by it)"},
     {"TFIELDS 1000", F_SYN, {.compress = 1, .damage_hdu = 1, .damage_key = "TFIELDS", .damage_card = "TFIELDS = 1000"},
      "HDU 1: keyword TFIELDS: not a whole number 0..999 (FITS)"},
     {"compressed MASK without COMPRESSED_DATA", F_SYN,

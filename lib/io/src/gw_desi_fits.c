@@ -124,6 +124,22 @@ static long whole_number(const char *v, const char *e)
     return digits > 0 && digits <= 9 && (v == e || *v == '/') ? n : -1;
 }
 
+/* Whether the header at hdr (up to its END card) names Rice compression as cfitsio 4.2 reads ZCMPTYPE: 'RICE_1'
+ * or 'RICE_ONE', case aside, trailing blanks aside. */
+static int is_rice(const char *hdr, size_t avail)
+{
+    for (size_t at = 0; at + 80 <= avail && strncmp(hdr + at, "END     ", 8) != 0; at += 80) {
+        const char *c = hdr + at, *v = strncmp(c, "ZCMPTYPE", 8) == 0 ? value_of(c) : NULL;
+        if (!v || *v != '\'') continue;
+        const char *q = memchr(v + 1, '\'', (size_t)(c + 80 - v - 1));
+        size_t len = q ? (size_t)(q - v - 1) : 0;
+        while (len > 0 && v[len] == ' ') len--;
+        return (len == 6 && strncasecmp(v + 1, "RICE_1", 6) == 0) ||
+               (len == 8 && strncasecmp(v + 1, "RICE_ONE", 8) == 0);
+    }
+    return 0;
+}
+
 /* Cards that crash cfitsio 4.2 (Debian 12's) while it reads a header, refused before it does; FITS allows
  * none of them (each found by fuzz_fits, the first three kill the process):
  *   a TTYPEn value not in quotes: cfitsio copies it with strcpy into a 70-byte column name, 70 or 71
@@ -133,16 +149,21 @@ static long whole_number(const char *v, const char *e)
  *     buffer, and the fortified strncat aborts;
  *   a ZTILEn or a ZNAXISn that is not a positive whole number: cfitsio 4.2 divides by a tile size of 0, and a
  *     missing ZTILEn is ZNAXISn (SIGFPE; later versions check);
+ *   a ZVAL1 that is not a positive whole number in a Rice-compressed header: cfitsio 4.2 takes it as the
+ *     block size, whatever ZNAME1 says, and divides by it (SIGFPE; 4.6 refuses 0); a negative one would make its
+ *     decoder's block loop stand still;
  *   TFIELDS above 999, the FITS limit: cfitsio allocates column descriptors for as many as it says (10 GB for
  *     a fuzzed header).
  * The rule broken, with the card's keyword in key, or NULL. */
 static const char *unsafe_card(const char *hdr, size_t avail, char key[9])
 {
+    const int rice = is_rice(hdr, avail);
     for (size_t at = 0; at + 80 <= avail && strncmp(hdr + at, "END     ", 8) != 0; at += 80) {
         const char *c = hdr + at, *why = NULL;
         const int ttype = strncmp(c, "TTYPE", 5) == 0, ztile = strncmp(c, "ZTILE", 5) == 0,
                   zaxis = strncmp(c, "ZNAXIS", 6) == 0 && c[6] >= '1' && c[6] <= '9',
-                  tfields = strncmp(c, "TFIELDS ", 8) == 0, z = c[0] == 'Z';
+                  tfields = strncmp(c, "TFIELDS ", 8) == 0, z = c[0] == 'Z',
+                  rice_block = rice && strncmp(c, "ZVAL1 ", 6) == 0;
         const char *v = ttype || z || tfields ? value_of(c) : NULL;
         if (!v) continue;
         /* an unquoted value as cfitsio cuts it: a complex one "(...)" up to its ')', wherever that is (past a
@@ -157,6 +178,8 @@ static const char *unsafe_card(const char *hdr, size_t avail, char key[9])
         if (z && *v != '\'' && len >= 29)
             why = "an unquoted value of 29 characters or more, which no tile-compression keyword takes";
         if (ztile && whole_number(v, c + 80) < 1) why = "not a positive whole number, as FITS requires of a tile size";
+        if (rice_block && whole_number(v, c + 80) < 1)
+            why = "not a positive whole number, as a RICE_1 block size must be (cfitsio 4.2 divides by it)";
         if (tfields && (unsigned long)whole_number(v, c + 80) > 999) why = "not a whole number 0..999 (FITS)";
         if (!why) continue;
         size_t n = 0;

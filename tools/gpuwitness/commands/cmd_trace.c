@@ -162,6 +162,38 @@ static int out_writable(const char *path)
     return rc == 0;
 }
 
+/* gpuwitness-emu: the traced work runs as on a GPU (its set-up, then every iteration of the schedule: the host
+ * path's call, the comparison with the reference and the witness), on the emulated device. CUPTI records a GPU's
+ * kernels and copies, and that device has none, so nothing is traced or written: exit 77, or 1 when the work
+ * failed. The ledger budget, which only CUPTI's records can check, is not. */
+static int trace_emulated(const trace_options *o, int ordinal)
+{
+    char err[1024];
+    gw_trace_work w;
+    memset(&w, 0, sizeof w);
+    const long iterations = gw_trace_schedule_iterations(&o->schedule);
+    int failed = o->k->trace(&w, ordinal, err, sizeof err) != 0;
+    if (failed)
+        fprintf(stderr, "gpuwitness trace: %s on cuda:%d: %s\n", o->k->info->name, ordinal, err);
+    else
+        printf("gpuwitness trace: %s on cuda:%d%s\n", w.description, ordinal, gw_cli_emulated_note());
+    for (long it = 0; it < iterations && !failed; it++)
+        if (w.iterate(&w, err, sizeof err)) {
+            fprintf(stderr, "gpuwitness trace: iteration %ld: %s\n", it, err);
+            failed = 1;
+        }
+    gw_trace_work_free(&w);
+    if (failed) {
+        printf("trace: FAILED (see stderr); %s not written\n", o->out);
+        return GW_EXIT_FAIL;
+    }
+    printf("  %ld iterations ran, each equal to the reference, its witness checked%s\n", iterations,
+           gw_cli_emulated_note());
+    fprintf(stderr, "gpuwitness trace: skipped: gpuwitness-emu: CUPTI records a GPU's kernels and copies, and the "
+            "emulated device has none; nothing traced, %s not written\n", o->out);
+    return GW_EXIT_SKIP;
+}
+
 int gw_cmd_trace(int argc, char **argv)
 {
     trace_options o;
@@ -179,16 +211,11 @@ int gw_cmd_trace(int argc, char **argv)
         return GW_EXIT_SKIP;
     }
 
+    /* not CUPTI, even where a driver would let it start (a GPU runner's emu tier): it would record nothing */
+    if (gw_cli_emulated()) return trace_emulated(&o, dev.ordinal);
     char err[1024];
     gw_trace_work w;
     memset(&w, 0, sizeof w);
-    /* CUPTI records a GPU's kernels and copies; on the emulated device there are none to record, even where a
-     * driver lets CUPTI start (a GPU runner's emu tier). */
-    if (gw_cli_emulated()) {
-        fprintf(stderr, "gpuwitness trace: skipped: gpuwitness-emu: CUPTI records a GPU's kernels and copies, and "
-                "the emulated device has none; nothing traced, %s not written\n", o.out);
-        return GW_EXIT_SKIP;
-    }
     if (o.k->trace(&w, dev.ordinal, err, sizeof err)) {
         gw_trace_work_free(&w);
         fprintf(stderr, "gpuwitness trace: %s on cuda:%d: %s\n", o.k->info->name, dev.ordinal, err);

@@ -272,7 +272,8 @@ static int compute_on_gpu(const focus_input *in, focus_stack_params p, int ordin
         fprintf(stderr, "gpuwitness run focus_stack: cuda:%d: %s; nothing written\n", ordinal, err);
         rc = GW_EXIT_FAIL;
     }
-    if (gw_focus_gpu_free(&g, err, sizeof err)) {
+    /* after a failed call, the first error is the one worth reporting: a sticky one fails the frees too */
+    if (gw_focus_gpu_free(&g, rc == GW_EXIT_OK ? err : NULL, sizeof err) && rc == GW_EXIT_OK) {
         fprintf(stderr, "gpuwitness run focus_stack: cuda:%d: %s; nothing written\n", ordinal, err);
         rc = GW_EXIT_FAIL;
     }

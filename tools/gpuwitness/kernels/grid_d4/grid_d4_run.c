@@ -79,7 +79,8 @@ static int transform_on_gpu(const grid_d4_batch *b, const grid_d4_result *ref, g
         fprintf(stderr, "gpuwitness run: cuda:%d: %s; nothing written\n", ordinal, err);
         return GW_EXIT_FAIL;
     }
-    if (gw_d4_gpu_call(&g, b, 0xFF, got, &res, err, sizeof err)) {
+    const int call_failed = gw_d4_gpu_call(&g, b, 0xFF, got, &res, err, sizeof err) != 0;
+    if (call_failed) {
         fprintf(stderr, "gpuwitness run: cuda:%d: %s; nothing written\n", ordinal, err);
         rc = GW_EXIT_FAIL;
     } else {
@@ -97,8 +98,9 @@ static int transform_on_gpu(const grid_d4_batch *b, const grid_d4_result *ref, g
             printf("  result: bit-exact with grid_d4_ref, witness checks out (%.2f ms incl. transfers)%s\n",
                    res.ms_end_to_end, gw_cli_emulated_note());
     }
-    if (gw_d4_gpu_free(&g, err, sizeof err)) {
-        fprintf(stderr, "gpuwitness run: cuda:%d: %s\n", ordinal, err);
+    /* after a failed call, the first error is the one worth reporting: a sticky one fails the frees too */
+    if (gw_d4_gpu_free(&g, call_failed ? NULL : err, sizeof err)) {
+        if (!call_failed) fprintf(stderr, "gpuwitness run: cuda:%d: %s\n", ordinal, err);
         rc = GW_EXIT_FAIL;
     }
     return rc;

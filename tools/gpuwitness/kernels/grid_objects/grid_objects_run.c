@@ -179,7 +179,8 @@ static int label_on_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_r
         fprintf(stderr, "gpuwitness run: cuda:%d: %s; nothing written\n", ordinal, err);
         return GW_EXIT_FAIL;
     }
-    if (gw_go_gpu_call(&g, b, bg_tie, 0xFE, got, &res, err, sizeof err)) {
+    const int call_failed = gw_go_gpu_call(&g, b, bg_tie, 0xFE, got, &res, err, sizeof err) != 0;
+    if (call_failed) {
         fprintf(stderr, "gpuwitness run: cuda:%d: %s; nothing written\n", ordinal, err);
         rc = GW_EXIT_FAIL;
     } else {
@@ -198,8 +199,9 @@ static int label_on_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_r
             printf("  result: equal to grid_objects_ref, witness checks out (%.2f ms incl. transfers)%s\n",
                    res.ms_end_to_end, gw_cli_emulated_note());
     }
-    if (gw_go_gpu_free(&g, err, sizeof err)) {
-        fprintf(stderr, "gpuwitness run: cuda:%d: %s\n", ordinal, err);
+    /* after a failed call, the first error is the one worth reporting: a sticky one fails the frees too */
+    if (gw_go_gpu_free(&g, call_failed ? NULL : err, sizeof err)) {
+        if (!call_failed) fprintf(stderr, "gpuwitness run: cuda:%d: %s\n", ordinal, err);
         rc = GW_EXIT_FAIL;
     }
     return rc;
