@@ -41,6 +41,9 @@ if(GW_REPORT_PYTHON)
   set_tests_properties(cli_emu_bench_report PROPERTIES LABELS emu TIMEOUT 120 SKIP_RETURN_CODE 77
     FIXTURES_REQUIRED cli_emu_bench_json)
 endif()
+gw_cli_test(NAME cli_emu_bench_trace_skips PROGRAM gpuwitness-emu RC 77 LABELS emu TIMEOUT 300 WORKDIR FILES none
+  STDOUT "bench: trace skipped .exit 77.: gpuwitness-emu: CUPTI records a GPU's kernels and copies, and the emulated \
+device has none. the benchmark itself ran" ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1 --trace t.json)
 gw_cli_test(NAME cli_emu_bench_guard_refused PROGRAM gpuwitness-emu RC 2 LABELS emu
   STDERR "--min-speedup and --min-roofline measure a GPU: gpuwitness-emu times the CPU" ARGS bench --min-speedup 2)
 

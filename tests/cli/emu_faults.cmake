@@ -70,6 +70,33 @@ gw_cli_test(NAME cli_emu_fault_check_partial PROGRAM gpuwitness-emu RC 1 LABELS 
   STDOUT "result:   FAILED: call 1 .outputs poisoned with 0xFF. differs from grid_d4_ref.*check: FAILED"
   ARGS check --size small)
 
+# check's GPU path of each kernel (tools/gpuwitness/kernels/<k>/<k>_check.c) under a launch fault on its first
+# launch, which is sticky: its call names it once (not again as the frees' error), and every later run fails too;
+# and under a half launch, which the comparison and the witness both name. Launches of check --size small:
+# grid_d4 1-8 (validation, transform), focus_stack 9-12, ex2d_patch 13-26, grid_objects 27-.
+# name|fault|stdout words
+set(gw_check_fault_cases
+  "launch_grid_d4|launch:2|grid_d4 .*result:   FAILED: call 1: grid_d4 on the stream .cudaStreamSynchronize. failed: unspecified launch failure"
+  "launch_focus_stack|launch:9|focus_stack .*result:   FAILED: call 1: focus_stack on the stream .cudaStreamSynchronize. failed: unspecified launch failure"
+  "launch_ex2d|launch:13|ex2d_patch .*result:   FAILED: call 1: ex2d_patches_launch on the stream .cudaStreamSynchronize. failed: unspecified launch failure"
+  "launch_grid_objects|launch:27|grid_objects .*result:   FAILED: call 1: grid_objects on the stream .cudaStreamSynchronize. failed: unspecified launch failure"
+  "partial_focus_stack|partial:9|result:   FAILED: call 1 .all outputs, outputs poisoned with 0xFF. differs from focus_stack_ref.*call 1: the witness does not prove GPU execution"
+  "partial_ex2d|partial:13|result:   FAILED: call 1 .1 batch.es. of up to 1. differs from ex2d_ref: 250 flux mismatch.*call 1: the witness does not prove GPU execution"
+  "partial_grid_objects|partial:28|result:   FAILED: call 1: 128499 output entries still hold the poison 0xFE.*call 1: the witness does not prove GPU execution")
+foreach(case IN LISTS gw_check_fault_cases)
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 fault)
+  list(GET parts 2 words)
+  gw_cli_test(NAME cli_emu_fault_check_${name} PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
+    ENV GW_EMU_FAULT=${fault} STDOUT "${words}.*check: FAILED" REJECT_STDOUT "cudaFree failed" ARGS check --size small)
+endforeach()
+
+# doctor's smoke calls (the same <k>_check.c): a launch fault in grid_d4's transform, named once.
+gw_cli_test(NAME cli_emu_fault_doctor_launch PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=launch:2
+  STDOUT "grid_d4: +FAILED: grid_d4 on the stream .cudaStreamSynchronize. failed: unspecified launch failure.*\
+doctor: FAILED" REJECT_STDOUT "cudaFree failed" ARGS doctor)
+
 # bench's timing loops, grid_d4 with 2 repetitions: launches 1-6 are the end-to-end loop's warm-up calls (a
 # validation kernel and the transform each), 7-10 its repetitions, 11-16 the kernel loop's warm-up, 17-20 its
 # repetitions; a half repetition that is not the last is invisible to the output check, and the witness says it.
@@ -88,6 +115,18 @@ foreach(case IN LISTS gw_bench_fault_cases)
     ENV GW_EMU_FAULT=${fault} STDOUT "${words}.*bench: FAILED" WORKDIR FILES none
     ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1)
 endforeach()
+# The other kernels' bench verification (<k>_bench.c): a half launch in the first repetition of the kernel loop.
+# focus_stack: launches 1-5 are its end-to-end loop (3 warm-ups, 2 repetitions), 6-8 the kernel
+# loop's warm-ups, 9 its first repetition. ex2d_patch: 1-5 the FP64 rate reference, then 7 kernels a call: 6-40 the
+# end-to-end loop, 41-61 the kernel loop's warm-ups, 62 the first repetition's K1 (spots).
+gw_cli_test(NAME cli_emu_fault_bench_focus_stack_kernel_partial PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
+  ENV GW_EMU_FAULT=partial:9 WORKDIR FILES none
+  STDOUT "kernel loop: the witness does not prove 2 GPU runs: partial execution: 22140 of 33800 items.*bench: FAILED"
+  ARGS bench focus_stack --size smoke --reps 2 --cpu-reps 1)
+gw_cli_test(NAME cli_emu_fault_bench_ex2d_kernel_partial PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
+  ENV GW_EMU_FAULT=partial:62 WORKDIR FILES none
+  STDOUT "kernel loop: the K1 witness does not prove 2 GPU runs: partial execution: 126 of 168 items.*bench: FAILED"
+  ARGS bench ex2d_patch --size smoke --reps 2 --cpu-reps 1)
 gw_cli_test(NAME cli_emu_fault_bench_malloc PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=malloc:1
   STDERR "cudaMalloc.L2 flush buffer. failed: out of memory" WORKDIR FILES none
   ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1)

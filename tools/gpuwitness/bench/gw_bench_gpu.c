@@ -147,6 +147,12 @@ static void trace_case(gw_bench_run *run, const gw_bench_case_gpu *k, gw_bench_r
     const long n = gw_trace_schedule_iterations(s);
     char err[512];
     snprintf(tr->traced, sizeof tr->traced, "%s %s", k->what, row->case_id);
+    if (gw_cli_emulated()) { /* not CUPTI, even where a driver would let it start: it would record nothing */
+        tr->status = GW_BENCH_TRACE_SKIPPED;
+        snprintf(tr->reason, sizeof tr->reason, "gpuwitness-emu: CUPTI records a GPU's kernels and copies, and the "
+                 "emulated device has none");
+        return;
+    }
     gw_bench_progress(run, "%s %s: GPU traced end-to-end loop%s, iterations: %ld (wait %ld, warmup %ld, active %ld)",
                       k->what, row->case_id, k->detail, n, s->wait, s->warmup, s->active);
     gw_trace t;

@@ -112,7 +112,7 @@ static int run_gpu(const focus_case *c, const uint16_t *in, const gw_focus_out *
     gw_focus_gpu g;
     gw_focus_out got;
     gw_focus_gpu_result res[2];
-    int failed = 0, shown = -1;
+    int failed = 0, call_failed = 0, shown = -1;
     if (gw_focus_gpu_init(&g, ordinal, p, 1, 1, err, sizeof err)) {
         printf("  result:   FAILED: %s\n", err);
         return 1;
@@ -130,7 +130,7 @@ static int run_gpu(const focus_case *c, const uint16_t *in, const gw_focus_out *
         got.focus = rep == 0 ? focus : NULL;
         if (gw_focus_gpu_call(&g, in, poison[rep], &got, &res[rep], err, sizeof err)) {
             printf("  result:   FAILED: call %d: %s\n", rep + 1, err);
-            failed = 1;
+            failed = call_failed = 1;
             break;
         }
         shown = rep;
@@ -162,8 +162,9 @@ static int run_gpu(const focus_case *c, const uint16_t *in, const gw_focus_out *
         printf("  result:   ok: both calls bit-exact with focus_stack_ref (idx, ff, best, focus), witness checks "
                "out\n");
     gw_focus_out_free(&got);
-    if (gw_focus_gpu_free(&g, err, sizeof err)) {
-        printf("  result:   FAILED: %s\n", err);
+    /* after a failed call, its error is the one worth reporting: a sticky one fails the frees too */
+    if (gw_focus_gpu_free(&g, call_failed ? NULL : err, sizeof err)) {
+        if (!call_failed) printf("  result:   FAILED: %s\n", err);
         failed = 1;
     }
     return failed;
@@ -237,7 +238,7 @@ int gw_focus_stack_doctor(int ordinal)
         free(in);
         return 1;
     }
-    int failed = 0;
+    int failed = 0, call_failed = 0;
     if (gw_focus_out_alloc(&ref, p, 1, 0)) {
         printf("  focus_stack:          FAILED: out of memory\n");
         failed = 1;
@@ -262,7 +263,7 @@ int gw_focus_stack_doctor(int ordinal)
     } else {
         if (gw_focus_gpu_call(&g, in, 0xFF, &got, &res, err, sizeof err)) {
             printf("  focus_stack:          FAILED: %s\n", err);
-            failed = 1;
+            failed = call_failed = 1;
         } else {
             const int diff = gw_focus_out_compare(&got, &ref, p, msg, sizeof msg);
             if (diff)
@@ -274,8 +275,9 @@ int gw_focus_stack_doctor(int ordinal)
                                       (unsigned long long)p.n * p.y * p.x);
             failed = diff != 0 || res.witness_violations != 0;
         }
-        if (gw_focus_gpu_free(&g, err, sizeof err)) {
-            printf("  focus_stack:          FAILED: %s\n", err);
+        /* after a failed call, its error is the one worth reporting: a sticky one fails the frees too */
+        if (gw_focus_gpu_free(&g, call_failed ? NULL : err, sizeof err)) {
+            if (!call_failed) printf("  focus_stack:          FAILED: %s\n", err);
             failed = 1;
         }
     }

@@ -70,7 +70,7 @@ static int run_gpu(const grid_d4_batch *b, grid_d4_result *ref, double ref_ms, i
     gw_d4_gpu g;
     grid_d4_result got;
     gw_d4_gpu_result res[2];
-    int failed = 0;
+    int failed = 0, call_failed = 0;
     if (gw_d4_gpu_init(&g, ordinal, b, err, sizeof err)) {
         printf("  result:   FAILED: %s\n", err);
         return 1;
@@ -85,7 +85,7 @@ static int run_gpu(const grid_d4_batch *b, grid_d4_result *ref, double ref_ms, i
     for (int rep = 0; rep < 2 && !failed; rep++) {
         if (gw_d4_gpu_call(&g, b, poison[rep], &got, &res[rep], err, sizeof err)) {
             printf("  result:   FAILED: call %d: %s\n", rep + 1, err);
-            failed = 1;
+            failed = call_failed = 1;
             break;
         }
         shown = rep;
@@ -123,8 +123,9 @@ static int run_gpu(const grid_d4_batch *b, grid_d4_result *ref, double ref_ms, i
         printf("  result:   ok: both calls bit-exact with grid_d4_ref (gaps kept the poison), witness checks out%s\n",
                gw_cli_emulated_note());
     grid_d4_result_free(&got);
-    if (gw_d4_gpu_free(&g, err, sizeof err)) {
-        printf("  result:   FAILED: %s\n", err);
+    /* after a failed call, its error is the one worth reporting: a sticky one fails the frees too */
+    if (gw_d4_gpu_free(&g, call_failed ? NULL : err, sizeof err)) {
+        if (!call_failed) printf("  result:   FAILED: %s\n", err);
         failed = 1;
     }
     return failed;
@@ -185,7 +186,7 @@ int gw_grid_d4_doctor(int ordinal)
     gw_d4_gpu g;
     gw_d4_gpu_result res;
     char err[512], msg[1024];
-    int failed = 0;
+    int failed = 0, call_failed = 0;
     if (grid_d4_batch_builtin(&b, 1000, 1, 1, 0, 0)) {
         printf("  grid_d4:              FAILED: out of memory\n");
         return 1;
@@ -214,7 +215,7 @@ int gw_grid_d4_doctor(int ordinal)
     } else {
         if (gw_d4_gpu_call(&g, &b, 0xFF, &got, &res, err, sizeof err)) {
             printf("  grid_d4:              FAILED: %s\n", err);
-            failed = 1;
+            failed = call_failed = 1;
         } else {
             const size_t diff = grid_d4_result_compare(&b, &got, &ref, msg, sizeof msg);
             if (res.status != GRID_D4_OK)
@@ -228,8 +229,9 @@ int gw_grid_d4_doctor(int ordinal)
             gw_cli_print_call_witness("    ", res.witness_receipt, res.witness_check, res.witness_violations, cells);
             failed = res.status != GRID_D4_OK || diff != 0 || res.witness_violations != 0;
         }
-        if (gw_d4_gpu_free(&g, err, sizeof err)) {
-            printf("  grid_d4:              FAILED: %s\n", err);
+        /* after a failed call, its error is the one worth reporting: a sticky one fails the frees too */
+        if (gw_d4_gpu_free(&g, call_failed ? NULL : err, sizeof err)) {
+            if (!call_failed) printf("  grid_d4:              FAILED: %s\n", err);
             failed = 1;
         }
     }

@@ -89,7 +89,7 @@ static int run_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_result
     gw_go_gpu g;
     grid_objects_result got;
     gw_go_gpu_result res[2];
-    int failed = 0;
+    int failed = 0, call_failed = 0;
     if (gw_go_gpu_init(&g, ordinal, b, err, sizeof err)) {
         printf("  result:   FAILED: %s\n", err);
         return 1;
@@ -104,7 +104,7 @@ static int run_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_result
     for (int rep = 0; rep < 2 && !failed; rep++) {
         if (gw_go_gpu_call(&g, b, bg_tie, poison[rep], &got, &res[rep], err, sizeof err)) {
             printf("  result:   FAILED: call %d: %s\n", rep + 1, err);
-            failed = 1;
+            failed = call_failed = 1;
             break;
         }
         shown = rep;
@@ -144,8 +144,9 @@ static int run_gpu(const grid_d4_batch *b, int bg_tie, const grid_objects_result
         printf("  result:   ok: both calls equal grid_objects_ref (labels outside the grids kept the poison), "
                "witness checks out%s\n", gw_cli_emulated_note());
     grid_objects_result_free(&got);
-    if (gw_go_gpu_free(&g, err, sizeof err)) {
-        printf("  result:   FAILED: %s\n", err);
+    /* after a failed call, its error is the one worth reporting: a sticky one fails the frees too */
+    if (gw_go_gpu_free(&g, call_failed ? NULL : err, sizeof err)) {
+        if (!call_failed) printf("  result:   FAILED: %s\n", err);
         failed = 1;
     }
     return failed;
@@ -206,7 +207,7 @@ int gw_grid_objects_doctor(int ordinal)
     gw_go_gpu g;
     gw_go_gpu_result res;
     char err[512], msg[1024];
-    int failed = 0;
+    int failed = 0, call_failed = 0;
     if (grid_d4_batch_builtin(&b, 1000, 1, 1, 0, 0)) {
         printf("  grid_objects:         FAILED: out of memory\n");
         return 1;
@@ -234,7 +235,7 @@ int gw_grid_objects_doctor(int ordinal)
     } else {
         if (gw_go_gpu_call(&g, &b, GRID_OBJECTS_TIE_ARC_DSL, 0xFE, &got, &res, err, sizeof err)) {
             printf("  grid_objects:         FAILED: %s\n", err);
-            failed = 1;
+            failed = call_failed = 1;
         } else {
             const size_t diff = grid_objects_result_compare(&got, &ref, &b, msg, sizeof msg);
             if (res.status != GRID_OBJECTS_OK)
@@ -248,8 +249,9 @@ int gw_grid_objects_doctor(int ordinal)
             gw_cli_print_call_witness("    ", res.witness_receipt, res.witness_check, res.witness_violations, cells);
             failed = res.status != GRID_OBJECTS_OK || diff != 0 || res.witness_violations != 0;
         }
-        if (gw_go_gpu_free(&g, err, sizeof err)) {
-            printf("  grid_objects:         FAILED: %s\n", err);
+        /* after a failed call, its error is the one worth reporting: a sticky one fails the frees too */
+        if (gw_go_gpu_free(&g, call_failed ? NULL : err, sizeof err)) {
+            if (!call_failed) printf("  grid_objects:         FAILED: %s\n", err);
             failed = 1;
         }
     }
