@@ -10,7 +10,8 @@ endif()
 set(gw_emu_gpu_words "(^|\n)  gpu: |on the GPU|GPU usable|GPU part")
 
 gw_cli_test(NAME cli_emu_doctor PROGRAM gpuwitness-emu RC 0 LABELS emu TIMEOUT 300 REJECT_STDOUT "${gw_emu_gpu_words}"
-  STDOUT "device 0: gpuwitness emulated device.*device code: +EMULATED.*grid_d4: .*not a GPU.*focus_stack: .*not a GPU.*\
+  STDOUT "CUDA driver: +not used: the emulated device stands in for it.*CUPTI: .*not used: the emulated device has \
+no GPU activity to record.*device 0: gpuwitness emulated device.*device code: +EMULATED.*grid_d4: .*not a GPU.*focus_stack: .*not a GPU.*\
 ex2d_patch: .*not a GPU.*grid_objects: .*not a GPU.*doctor: ok on the EMULATED device.*GPU path not executed"
   ARGS doctor)
 gw_cli_test(NAME cli_emu_check_small PROGRAM gpuwitness-emu RC 0 LABELS emu TIMEOUT 300

@@ -125,6 +125,8 @@ int gw_cmd_doctor(int argc, char **argv)
     if (e != cudaSuccess) {
         printf("  CUDA driver:          unknown: cudaDriverGetVersion failed: %s (%s)\n", cudaGetErrorString(e),
                cudaGetErrorName(e));
+    } else if (gw_cli_emulated()) {
+        printf("  CUDA driver:          not used: the emulated device stands in for it (gpuwitness-emu)\n");
     } else if (driver == 0) {
         printf("  CUDA driver:          none (cudaDriverGetVersion gives 0: no NVIDIA driver is installed or "
                "loaded)\n");

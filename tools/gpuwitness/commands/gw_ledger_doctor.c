@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gw_cli.h"
 #include "gw_commands.h"
 #include "gw_ledger.h"
 
@@ -17,7 +18,10 @@ void gw_doctor_ledger(int gpu_usable)
         snprintf(api, sizeof api, "API %u", (unsigned)version);
     else
         snprintf(api, sizeof api, "version unknown (cuptiGetVersion failed)");
-    if (!gpu_usable) {
+    if (gw_cli_emulated()) { /* the emulated device's kernels and copies never reach CUPTI */
+        printf("  CUPTI:                %s; not used: the emulated device has no GPU activity to record (trace and "
+               "bench --trace skip)\n", api);
+    } else if (!gpu_usable) {
         printf("  CUPTI:                %s; ledger not tried: no usable GPU\n", api);
     } else {
         char why[512];
