@@ -93,8 +93,8 @@ static const char *type_name(int type)
 /* Whether the header at hdr (up to its END card) says ZIMAGE = T: a tile-compressed image. */
 static int is_compressed(const char *hdr, size_t avail)
 {
-    for (size_t at = 0; at + 80 <= avail && strncmp(hdr + at, "END     ", 8) != 0; at += 80)
-        if (strncmp(hdr + at, "ZIMAGE  =", 9) == 0) {
+    for (size_t at = 0; at + 80 <= avail && strncasecmp(hdr + at, "END     ", 8) != 0; at += 80)
+        if (strncasecmp(hdr + at, "ZIMAGE  =", 9) == 0) {
             const char *v = hdr + at + 9;
             while (v < hdr + at + 80 && *v == ' ') v++;
             return *v == 'T';
@@ -128,8 +128,8 @@ static long whole_number(const char *v, const char *e)
  * or 'RICE_ONE', case aside, trailing blanks aside. */
 static int is_rice(const char *hdr, size_t avail)
 {
-    for (size_t at = 0; at + 80 <= avail && strncmp(hdr + at, "END     ", 8) != 0; at += 80) {
-        const char *c = hdr + at, *v = strncmp(c, "ZCMPTYPE", 8) == 0 ? value_of(c) : NULL;
+    for (size_t at = 0; at + 80 <= avail && strncasecmp(hdr + at, "END     ", 8) != 0; at += 80) {
+        const char *c = hdr + at, *v = strncasecmp(c, "ZCMPTYPE", 8) == 0 ? value_of(c) : NULL;
         if (!v || *v != '\'') continue;
         const char *q = memchr(v + 1, '\'', (size_t)(c + 80 - v - 1));
         size_t len = q ? (size_t)(q - v - 1) : 0;
@@ -141,7 +141,8 @@ static int is_rice(const char *hdr, size_t avail)
 }
 
 /* Cards that crash cfitsio 4.2 (Debian 12's) while it reads a header, refused before it does; FITS allows
- * none of them (each found by fuzz_fits, the first three kill the process):
+ * none of them (each found by fuzz_fits, the first three kill the process). Keywords are matched ignoring case,
+ * as cfitsio finds them (fuzz_fits: a ZNAxIS1 of 0 without ZTILE1 was the ZNAXIS1 that cfitsio divided by):
  *   a TTYPEn value not in quotes: cfitsio copies it with strcpy into a 70-byte column name, 70 or 71
  *     characters overflow it, and the fortified strcpy aborts (its source today still does so);
  *   an unquoted value of 29 characters or more for a Z keyword (tile compression), which cfitsio reads as a
@@ -158,12 +159,12 @@ static int is_rice(const char *hdr, size_t avail)
 static const char *unsafe_card(const char *hdr, size_t avail, char key[9])
 {
     const int rice = is_rice(hdr, avail);
-    for (size_t at = 0; at + 80 <= avail && strncmp(hdr + at, "END     ", 8) != 0; at += 80) {
+    for (size_t at = 0; at + 80 <= avail && strncasecmp(hdr + at, "END     ", 8) != 0; at += 80) {
         const char *c = hdr + at, *why = NULL;
-        const int ttype = strncmp(c, "TTYPE", 5) == 0, ztile = strncmp(c, "ZTILE", 5) == 0,
-                  zaxis = strncmp(c, "ZNAXIS", 6) == 0 && c[6] >= '1' && c[6] <= '9',
-                  tfields = strncmp(c, "TFIELDS ", 8) == 0, z = c[0] == 'Z',
-                  rice_block = rice && strncmp(c, "ZVAL1 ", 6) == 0;
+        const int ttype = strncasecmp(c, "TTYPE", 5) == 0, ztile = strncasecmp(c, "ZTILE", 5) == 0,
+                  zaxis = strncasecmp(c, "ZNAXIS", 6) == 0 && c[6] >= '1' && c[6] <= '9',
+                  tfields = strncasecmp(c, "TFIELDS ", 8) == 0, z = (c[0] | 0x20) == 'z',
+                  rice_block = rice && strncasecmp(c, "ZVAL1 ", 6) == 0;
         const char *v = ttype || z || tfields ? value_of(c) : NULL;
         if (!v) continue;
         /* an unquoted value as cfitsio cuts it: a complex one "(...)" up to its ')', wherever that is (past a
@@ -377,7 +378,7 @@ static int walk_hdus(gw_fits_in *in, const char *path, char *err, size_t err_siz
             const char *why = unsafe_card(next, left, key);
             if (why) {
                 set_err(err, err_size, "%s: HDU %d: %skeyword %s: %s", path, h - 1,
-                        key[0] == 'Z' ? "corrupt tile-compressed image header: " : "", key, why);
+                        (key[0] | 0x20) == 'z' ? "corrupt tile-compressed image header: " : "", key, why);
                 return -1;
             }
             /* an extension begun in the last, partial block, which cfitsio is not given, ends there too */
