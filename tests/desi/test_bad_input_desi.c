@@ -195,6 +195,10 @@ static const img_case img_cases[] = {
     {"compressed IMAGE, ZCMPTYPE garbage", F_SYN,
      {.compress = 1, .damage_hdu = 1, .damage_key = "ZCMPTYPE", .damage_card = "ZCMPTYPE= 'GARBAGE'"},
      "HDU 1: corrupt tile-compressed image header (cfitsio: |Unknown image compression type|GARBAGE"},
+    {"compressed MASK, ZCMPTYPE 'GZIP_ 1'", F_SYN,
+     {.compress = 1, .damage_hdu = 3, .damage_key = "ZCMPTYPE", .damage_card = "ZCMPTYPE= 'GZIP_ 1'"},
+     "keyword ZCMPTYPE = 'GZIP_ 1': not a tile-compression algorithm of FITS (GZIP_1, GZIP_2, RICE_1, HCOMPRESS_1, "
+     "PLIO_1, NOCOMPRESS)"},
     /* cards that crashed cfitsio 4.2 (abort, SIGFPE, SIGSEGV), found by fuzz_fits: refused before it reads them */
     {"TTYPE1 unquoted, 70 characters", F_SYN,
      {.compress = 1, .damage_hdu = 2, .damage_key = "TTYPE1",

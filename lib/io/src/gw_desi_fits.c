@@ -124,15 +124,16 @@ static long whole_number(const char *v, const char *e)
     return digits > 0 && digits <= 9 && (v == e || *v == '/') ? n : -1;
 }
 
-/* Whether the header at hdr (up to its END card) names Rice compression as cfitsio 4.2 reads ZCMPTYPE: 'RICE_1'
- * or 'RICE_ONE', case aside, trailing blanks aside. */
+/* Whether the header at hdr (up to its END card) may name Rice compression as cfitsio 4.2 reads ZCMPTYPE: 'RICE_1'
+ * or 'RICE_ONE', case aside, trailing blanks aside, the string ending at its closing quote or at a NUL byte, where
+ * cfitsio's C string ends (fuzz_fits: 'RICE_1 \0' was Rice to cfitsio). */
 static int is_rice(const char *hdr, size_t avail)
 {
     for (size_t at = 0; at + 80 <= avail && strncasecmp(hdr + at, "END     ", 8) != 0; at += 80) {
         const char *c = hdr + at, *v = strncasecmp(c, "ZCMPTYPE", 8) == 0 ? value_of(c) : NULL;
         if (!v || *v != '\'') continue;
-        const char *q = memchr(v + 1, '\'', (size_t)(c + 80 - v - 1));
-        size_t len = q ? (size_t)(q - v - 1) : 0;
+        size_t len = 0;
+        while (v + 1 + len < c + 80 && v[1 + len] != '\'' && v[1 + len] != '\0') len++;
         while (len > 0 && v[len] == ' ') len--;
         return (len == 6 && strncasecmp(v + 1, "RICE_1", 6) == 0) ||
                (len == 8 && strncasecmp(v + 1, "RICE_ONE", 8) == 0);
@@ -229,6 +230,17 @@ static int check_tiles(gw_fits_in *in, const char *path, const char *hdu, LONGLO
     LONGLONG naxis[6] = {0}, tile[6] = {0}, rowlen = 0, rows = 0, pcount = 0, theap = 0, repeat = 0, width = 0;
     fits_read_key(in->f, TSTRING, "ZCMPTYPE", cmp, NULL, &status);
     const int gzip = !strcmp(cmp, "GZIP_1") || !strcmp(cmp, "GZIP_2"); /* compared as cfitsio compares: case and all */
+    /* Any other name cfitsio should refuse, but fuzz_fits found a 'GZIP_ 1' MASK that it opened and then inflated
+     * as GZIP, past this check, for ever: only FITS's names pass. */
+    static const char *const algorithms[] = {"GZIP_1", "GZIP_2", "RICE_1", "RICE_ONE", "HCOMPRESS_1", "PLIO_1",
+                                             "BZIP2_1", "NOCOMPRESS"};
+    int named = 0;
+    for (size_t i = 0; i < sizeof algorithms / sizeof algorithms[0]; i++) named |= !strcmp(cmp, algorithms[i]);
+    if (!status && !named) {
+        set_err(err, err_size, "%s: %s: keyword ZCMPTYPE = '%s': not a tile-compression algorithm of FITS (GZIP_1, "
+                "GZIP_2, RICE_1, HCOMPRESS_1, PLIO_1, NOCOMPRESS)", path, hdu, cmp);
+        return -1;
+    }
     fits_read_key(in->f, TINT, "ZBITPIX", &zbitpix, NULL, &status);
     fits_read_key(in->f, TINT, "ZNAXIS", &zndim, NULL, &status);
     for (int k = 0; k < zndim && k < 6 && status == 0; k++) {
