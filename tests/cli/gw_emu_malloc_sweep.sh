@@ -9,10 +9,12 @@
 # events included). WORKDIR is made afresh for each run from INPUTS (comma-separated files, or "-") and
 # MKDIRS (comma-separated directories, or "-").
 set -u
-workdir=$1 inputs=$2 mkdirs=$3 valgrind=$4
+workdir=$(realpath -m "$1") inputs=$2 mkdirs=$3 valgrind=$4
 shift 4
 [ "${1:-}" = "--" ] && shift
 [ $# -gt 0 ] || { echo "usage: $0 WORKDIR INPUTS MKDIRS VALGRIND -- PROGRAM [ARGS...]"; exit 2; }
+program=$(realpath -e "$(command -v "$1")") || { echo "malloc sweep: no program '$1'"; exit 2; }
+shift
 here=$(cd "$(dirname "$0")/../../ctest" && pwd)
 vg=()
 [ "$valgrind" != "-" ] && vg=("$valgrind" -q --leak-check=full --show-leak-kinds=definite
@@ -31,8 +33,11 @@ failed=0 pass_rc=${GW_SWEEP_PASS_RC:-0}
 for ((n = 1; ; n++)); do
   fresh
   before=$(listing)
-  (cd "$workdir" && GW_EMU_FAULT=malloc:$n "${vg[@]}" "$@" >"$workdir.stdout" 2>"$workdir.stderr")
+  # a run that hangs is named, and ends: 124 from timeout is no exit 1
+  (cd "$workdir" && GW_EMU_FAULT=malloc:$n timeout 120 "${vg[@]}" "$program" "$@" >"$workdir.stdout" \
+                                                                                  2>"$workdir.stderr")
   rc=$?
+  [ "$rc" -eq 124 ] && echo "malloc:$n: still running after 120 s: stopped"
   out=$(cat "$workdir.stdout") err=$(cat "$workdir.stderr")
   if ! grep -q "planted fault GW_EMU_FAULT=malloc:$n:" <<<"$err"; then
     if [ "$rc" -ne "$pass_rc" ] || grep -q "memory never freed" <<<"$err"; then

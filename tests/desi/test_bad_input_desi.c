@@ -197,8 +197,8 @@ static const img_case img_cases[] = {
      "HDU 1: corrupt tile-compressed image header (cfitsio: |Unknown image compression type|GARBAGE"},
     {"compressed MASK, ZCMPTYPE 'GZIP_ 1'", F_SYN,
      {.compress = 1, .damage_hdu = 3, .damage_key = "ZCMPTYPE", .damage_card = "ZCMPTYPE= 'GZIP_ 1'"},
-     "keyword ZCMPTYPE = 'GZIP_ 1': not a tile-compression algorithm of FITS (GZIP_1, GZIP_2, RICE_1, HCOMPRESS_1, "
-     "PLIO_1, NOCOMPRESS)"},
+     "keyword ZCMPTYPE = 'GZIP_ 1': not a tile-compression algorithm of FITS (GZIP_1, GZIP_2, RICE_1, RICE_ONE, "
+     "HCOMPRESS_1, PLIO_1, BZIP2_1, NOCOMPRESS)"},
     /* cards that crashed cfitsio 4.2 (abort, SIGFPE, SIGSEGV), found by fuzz_fits: refused before it reads them */
     {"TTYPE1 unquoted, 70 characters", F_SYN,
      {.compress = 1, .damage_hdu = 2, .damage_key = "TTYPE1",
@@ -212,7 +212,11 @@ static const img_case img_cases[] = {
      "HDU 1: corrupt tile-compressed image header: keyword ZNAXIS1: not a positive whole number (cfitsio 4.2 divides by it where no ZTILEn is given)"},
     {"ZNAxIS1 0 (cfitsio finds keywords ignoring case)", F_SYN,
      {.compress = 1, .damage_hdu = 1, .damage_key = "ZNAXIS1", .damage_card = "ZNAxIS1 = 0"},
-     "HDU 1: corrupt tile-compressed image header: keyword ZNAxIS1: not a positive whole number (cfitsio 4.2 divides by it where no ZTILEn is given)"},
+     "HDU 1: corrupt tile-compressed image header: keyword ZNAXIS1: not a positive whole number (cfitsio 4.2 divides by it where no ZTILEn is given)"},
+    {"HIERARCH ZTILE1 0 (cfitsio reads it as ZTILE1)", F_SYN,
+     {.compress = 1, .damage_hdu = 1, .damage_key = "ZTILE1", .damage_card = "HIERARCH ZTILE1 = 0"},
+     "HDU 1: corrupt tile-compressed image header: keyword ZTILE1: not a positive whole number, as FITS requires of a "
+     "tile size"},
     {"ZTILE1 0", F_SYN, {.compress = 1, .damage_hdu = 1, .damage_key = "ZTILE1", .damage_card = "ZTILE1  = 0"},
      "HDU 1: corrupt tile-compressed image header: keyword ZTILE1: not a positive whole number, as FITS requires of a tile size"},
     {"ZTILE1 larger than the image", F_SYN,
@@ -230,6 +234,10 @@ static const img_case img_cases[] = {
      {.compress = 1, .damage_hdu = 3, .damage_key = "ZVAL1", .damage_card = "ZVAL1   =0                  32"},
      "HDU 3: corrupt tile-compressed image header: keyword ZVAL1: not a positive whole number, as a RICE_1 block size "
      "must be (cfitsio 4.2 divides by it)"},
+    {"RICE_1 MASK, ZTILE2 twice", F_SYN,
+     {.compress = 1, .damage_hdu = 3, .damage_key = "ZVAL1", .damage_card = "ZTILE2  = 32"},
+     "HDU 3: corrupt tile-compressed image header: keyword ZTILE2: given twice: a header names each keyword once "
+     "(FITS)"},
     {"TFIELDS 1000", F_SYN, {.compress = 1, .damage_hdu = 1, .damage_key = "TFIELDS", .damage_card = "TFIELDS = 1000"},
      "HDU 1: keyword TFIELDS: not a whole number 0..999 (FITS)"},
     {"compressed MASK without COMPRESSED_DATA", F_SYN,

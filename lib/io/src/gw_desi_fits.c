@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gw_desi_fits.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -22,6 +23,9 @@
 #include "gw_infile.h"
 #include "gw_io_err.h"
 #include "gw_outfile.h"
+
+/* A keyword name as cfitsio reads it: 8 characters, or up to 71 after HIERARCH (FLEN_KEYWORD is 75). */
+enum { GW_FITS_NAME_MAX = 76 };
 
 static const char fits_magic[] = "SIMPLE  ="; /* every FITS file's first card */
 
@@ -90,16 +94,46 @@ static const char *type_name(int type)
     }
 }
 
-/* Whether the header at hdr (up to its END card) says ZIMAGE = T: a tile-compressed image. */
-static int is_compressed(const char *hdr, size_t avail)
+/* The keyword name of card c as cfitsio reads it (ffgknm), upper-cased into name (it compares names so): after
+ * "HIERARCH " up to the '=', blanks aside; else up to the first blank, '=' or NUL. */
+static void card_name(const char *c, char name[GW_FITS_NAME_MAX])
 {
-    for (size_t at = 0; at + 80 <= avail && strncasecmp(hdr + at, "END     ", 8) != 0; at += 80)
-        if (strncasecmp(hdr + at, "ZIMAGE  =", 9) == 0) {
-            const char *v = hdr + at + 9;
-            while (v < hdr + at + 80 && *v == ' ') v++;
-            return *v == 'T';
-        }
-    return 0;
+    const char *p = c, *e = c + 80;
+    if (strncmp(c, "HIERARCH ", 9) == 0) {
+        for (p = c + 9; p < e && *p == ' ';) p++;
+        const char *eq = memchr(p, '=', (size_t)(e - p));
+        for (e = eq ? eq : e; e > p && e[-1] == ' ';) e--;
+    } else {
+        const char *stop = p;
+        while (stop < e && *stop != ' ' && *stop != '=' && *stop != '\0') stop++;
+        e = stop;
+    }
+    size_t n = 0;
+    for (; p < e && n + 1 < GW_FITS_NAME_MAX; p++) name[n++] = (char)toupper((unsigned char)*p);
+    name[n] = '\0';
+}
+
+/* Whether name is root followed by one or more digits (TTYPEn, ZTILEn, ZNAXISn). */
+static int indexed(const char *name, const char *root)
+{
+    const size_t len = strlen(root);
+    if (strncmp(name, root, len) != 0 || !name[len]) return 0;
+    for (const char *d = name + len; *d; d++)
+        if (*d < '0' || *d > '9') return 0;
+    return 1;
+}
+
+/* How many cards the header at hdr has before its END card (the name END, as cfitsio ends a header: case and all),
+ * or in avail bytes when it has none. */
+static size_t header_cards(const char *hdr, size_t avail)
+{
+    char name[GW_FITS_NAME_MAX];
+    size_t n = 0;
+    for (; 80 * (n + 1) <= avail; n++) {
+        card_name(hdr + 80 * n, name);
+        if (strcmp(name, "END") == 0) break;
+    }
+    return n;
 }
 
 /* The first non-blank character of card c's value, found as cfitsio finds it (after "= " in columns 9-10,
@@ -124,26 +158,45 @@ static long whole_number(const char *v, const char *e)
     return digits > 0 && digits <= 9 && (v == e || *v == '/') ? n : -1;
 }
 
-/* Whether the header at hdr (up to its END card) may name Rice compression as cfitsio 4.2 reads ZCMPTYPE: 'RICE_1'
- * or 'RICE_ONE', case aside, trailing blanks aside, the string ending at its closing quote or at a NUL byte, where
- * cfitsio's C string ends (fuzz_fits: 'RICE_1 \0' was Rice to cfitsio). */
+/* Whether the header at hdr says ZIMAGE = T: a tile-compressed image. */
+static int is_compressed(const char *hdr, size_t avail)
+{
+    char name[GW_FITS_NAME_MAX];
+    for (size_t k = 0, n = header_cards(hdr, avail); k < n; k++) {
+        const char *c = hdr + 80 * k, *v = NULL;
+        card_name(c, name);
+        if (strcmp(name, "ZIMAGE") == 0) return (v = value_of(c)) && *v == 'T';
+    }
+    return 0;
+}
+
+/* Whether the header at hdr may name Rice compression in any ZCMPTYPE card as cfitsio 4.2 reads one: 'RICE_1' or
+ * 'RICE_ONE', quoted or not (cfitsio takes an unquoted value as it is), trailing blanks aside, a quoted string
+ * ending at its closing quote or at a NUL byte, where cfitsio's C string ends (fuzz_fits: 'RICE_1 \0' was Rice to
+ * cfitsio); case aside, which only errs on the safe side. */
 static int is_rice(const char *hdr, size_t avail)
 {
-    for (size_t at = 0; at + 80 <= avail && strncasecmp(hdr + at, "END     ", 8) != 0; at += 80) {
-        const char *c = hdr + at, *v = strncasecmp(c, "ZCMPTYPE", 8) == 0 ? value_of(c) : NULL;
-        if (!v || *v != '\'') continue;
+    char name[GW_FITS_NAME_MAX];
+    for (size_t k = 0, n = header_cards(hdr, avail); k < n; k++) {
+        const char *c = hdr + 80 * k;
+        card_name(c, name);
+        const char *v = strcmp(name, "ZCMPTYPE") == 0 ? value_of(c) : NULL;
+        if (!v) continue;
+        const int quoted = *v == '\'';
         size_t len = 0;
-        while (v + 1 + len < c + 80 && v[1 + len] != '\'' && v[1 + len] != '\0') len++;
-        while (len > 0 && v[len] == ' ') len--;
-        return (len == 6 && strncasecmp(v + 1, "RICE_1", 6) == 0) ||
-               (len == 8 && strncasecmp(v + 1, "RICE_ONE", 8) == 0);
+        v += quoted;
+        while (v + len < c + 80 && v[len] != '\0' && v[len] != (quoted ? '\'' : '/')) len++;
+        while (len > 0 && v[len - 1] == ' ') len--;
+        if ((len == 6 && strncasecmp(v, "RICE_1", 6) == 0) || (len == 8 && strncasecmp(v, "RICE_ONE", 8) == 0))
+            return 1;
     }
     return 0;
 }
 
 /* Cards that crash cfitsio 4.2 (Debian 12's) while it reads a header, refused before it does; FITS allows
- * none of them (each found by fuzz_fits, the first three kill the process). Keywords are matched ignoring case,
- * as cfitsio finds them (fuzz_fits: a ZNAxIS1 of 0 without ZTILE1 was the ZNAXIS1 that cfitsio divided by):
+ * none of them (each found by fuzz_fits, the first three kill the process). Names are read as cfitsio reads them
+ * (card_name: case aside, HIERARCH's too: fuzz_fits found a ZNAxIS1 of 0 without ZTILE1, the ZNAXIS1 that cfitsio
+ * divided by):
  *   a TTYPEn value not in quotes: cfitsio copies it with strcpy into a 70-byte column name, 70 or 71
  *     characters overflow it, and the fortified strcpy aborts (its source today still does so);
  *   an unquoted value of 29 characters or more for a Z keyword (tile compression), which cfitsio reads as a
@@ -155,39 +208,51 @@ static int is_rice(const char *hdr, size_t avail)
  *     block size, whatever ZNAME1 says, and divides by it (SIGFPE; 4.6 refuses 0); a negative one would make its
  *     decoder's block loop stand still;
  *   TFIELDS above 999, the FITS limit: cfitsio allocates column descriptors for as many as it says (10 GB for
- *     a fuzzed header).
- * The rule broken, with the card's keyword in key, or NULL. */
-static const char *unsafe_card(const char *hdr, size_t avail, char key[9])
+ *     a fuzzed header);
+ *   a structural keyword (the table's, tile compression's, the image's) given twice: cfitsio looks a keyword up
+ *     from wherever its header pointer is, wrapping around, so cfitsio at open and the checks here may read
+ *     either (fuzz_fits: a second ZTILE2 of 32, then a heap overflow in cfitsio's tile decoder).
+ * The rule broken, with the card's keyword name in key, or NULL. */
+static const char *unsafe_card(const char *hdr, size_t avail, char key[GW_FITS_NAME_MAX])
 {
     const int rice = is_rice(hdr, avail);
-    for (size_t at = 0; at + 80 <= avail && strncasecmp(hdr + at, "END     ", 8) != 0; at += 80) {
-        const char *c = hdr + at, *why = NULL;
-        const int ttype = strncasecmp(c, "TTYPE", 5) == 0, ztile = strncasecmp(c, "ZTILE", 5) == 0,
-                  zaxis = strncasecmp(c, "ZNAXIS", 6) == 0 && c[6] >= '1' && c[6] <= '9',
-                  tfields = strncasecmp(c, "TFIELDS ", 8) == 0, z = (c[0] | 0x20) == 'z',
-                  rice_block = rice && strncasecmp(c, "ZVAL1 ", 6) == 0;
-        const char *v = ttype || z || tfields ? value_of(c) : NULL;
-        if (!v) continue;
-        /* an unquoted value as cfitsio cuts it: a complex one "(...)" up to its ')', wherever that is (past a
-         * '/' too); any other up to its comment; trailing blanks aside */
-        const char *end = memchr(v, *v == '(' ? ')' : '/', (size_t)(c + 80 - v));
-        end = !end ? c + 80 : *v == '(' ? end + 1 : end;
-        size_t len = (size_t)(end - v);
-        while (len > 0 && v[len - 1] == ' ') len--;
-        if (ttype && *v != '\'') why = "not a string in quotes, as FITS requires of a column name";
-        if (zaxis && whole_number(v, c + 80) < 1)
-            why = "not a positive whole number (cfitsio 4.2 divides by it where no ZTILEn is given)";
-        if (z && *v != '\'' && len >= 29)
-            why = "an unquoted value of 29 characters or more, which no tile-compression keyword takes";
-        if (ztile && whole_number(v, c + 80) < 1) why = "not a positive whole number, as FITS requires of a tile size";
-        if (rice_block && whole_number(v, c + 80) < 1)
-            why = "not a positive whole number, as a RICE_1 block size must be (cfitsio 4.2 divides by it)";
-        if (tfields && (unsigned long)whole_number(v, c + 80) > 999) why = "not a whole number 0..999 (FITS)";
+    char name[GW_FITS_NAME_MAX], earlier[GW_FITS_NAME_MAX];
+    for (size_t k = 0, n = header_cards(hdr, avail); k < n; k++) {
+        const char *c = hdr + 80 * k, *why = NULL;
+        card_name(c, name);
+        const int ttype = indexed(name, "TTYPE"), ztile = indexed(name, "ZTILE"), zaxis = indexed(name, "ZNAXIS"),
+                  tfields = strcmp(name, "TFIELDS") == 0, z = name[0] == 'Z',
+                  rice_block = rice && strcmp(name, "ZVAL1") == 0;
+        const int structural = z || name[0] == 'T' || strncmp(name, "NAXIS", 5) == 0 || strcmp(name, "PCOUNT") == 0 ||
+                               strcmp(name, "GCOUNT") == 0 || strcmp(name, "BITPIX") == 0 ||
+                               strcmp(name, "BLANK") == 0 || strcmp(name, "BSCALE") == 0 ||
+                               strcmp(name, "BZERO") == 0 || strcmp(name, "EXTNAME") == 0 ||
+                               strcmp(name, "THEAP") == 0;
+        for (size_t j = 0; structural && j < k && !why; j++) {
+            card_name(hdr + 80 * j, earlier);
+            if (strcmp(earlier, name) == 0) why = "given twice: a header names each keyword once (FITS)";
+        }
+        const char *v = !why && (ttype || z || tfields) ? value_of(c) : NULL;
+        if (v) {
+            /* an unquoted value as cfitsio cuts it: a complex one "(...)" up to its ')', wherever that is (past a
+             * '/' too); any other up to its comment; trailing blanks aside */
+            const char *end = memchr(v, *v == '(' ? ')' : '/', (size_t)(c + 80 - v));
+            end = !end ? c + 80 : *v == '(' ? end + 1 : end;
+            size_t len = (size_t)(end - v);
+            while (len > 0 && v[len - 1] == ' ') len--;
+            if (ttype && *v != '\'') why = "not a string in quotes, as FITS requires of a column name";
+            if (zaxis && whole_number(v, c + 80) < 1)
+                why = "not a positive whole number (cfitsio 4.2 divides by it where no ZTILEn is given)";
+            if (z && *v != '\'' && len >= 29)
+                why = "an unquoted value of 29 characters or more, which no tile-compression keyword takes";
+            if (ztile && whole_number(v, c + 80) < 1)
+                why = "not a positive whole number, as FITS requires of a tile size";
+            if (rice_block && whole_number(v, c + 80) < 1)
+                why = "not a positive whole number, as a RICE_1 block size must be (cfitsio 4.2 divides by it)";
+            if (tfields && (unsigned long)whole_number(v, c + 80) > 999) why = "not a whole number 0..999 (FITS)";
+        }
         if (!why) continue;
-        size_t n = 0;
-        while (n < 8 && c[n] != ' ' && c[n] != '=') n++;
-        memcpy(key, c, n);
-        key[n] = '\0';
+        memcpy(key, name, GW_FITS_NAME_MAX);
         return why;
     }
     return NULL;
@@ -238,7 +303,7 @@ static int check_tiles(gw_fits_in *in, const char *path, const char *hdu, LONGLO
     for (size_t i = 0; i < sizeof algorithms / sizeof algorithms[0]; i++) named |= !strcmp(cmp, algorithms[i]);
     if (!status && !named) {
         set_err(err, err_size, "%s: %s: keyword ZCMPTYPE = '%s': not a tile-compression algorithm of FITS (GZIP_1, "
-                "GZIP_2, RICE_1, HCOMPRESS_1, PLIO_1, NOCOMPRESS)", path, hdu, cmp);
+                "GZIP_2, RICE_1, RICE_ONE, HCOMPRESS_1, PLIO_1, BZIP2_1, NOCOMPRESS)", path, hdu, cmp);
         return -1;
     }
     fits_read_key(in->f, TINT, "ZBITPIX", &zbitpix, NULL, &status);
@@ -295,12 +360,24 @@ static int check_tiles(gw_fits_in *in, const char *path, const char *hdu, LONGLO
             lo = theap >= 0 && (unsigned long long)theap <= hi ? (unsigned long long)theap : hi;
         fits_clear_errmsg();
     }
+    /* an empty COMPRESSED_DATA tile is read from one of these; with neither, cfitsio 4.2 frees a pointer it never
+     * allocated (fuzz_fits) */
+    int other = 0, absent = 0;
+    other = fits_get_colnum(in->f, CASEINSEN, "UNCOMPRESSED_DATA", &(int){0}, &absent) == 0;
+    absent = 0;
+    other |= fits_get_colnum(in->f, CASEINSEN, "GZIP_COMPRESSED_DATA", &(int){0}, &absent) == 0;
+    fits_clear_errmsg();
     unsigned char scratch[16384];
     for (LONGLONG r = 1; r <= rows; r++) {
         LONGLONG len = 0, off = 0;
         if (fits_read_descriptll(in->f, col, r, &len, &off, &status)) {
             set_err(err, err_size, "%s: %s: tile %lld: unreadable descriptor%s", path, hdu, (long long)r,
                     gw_fits_said(status, said, sizeof said));
+            return -1;
+        }
+        if (len == 0 && !other) {
+            set_err(err, err_size, "%s: %s: tile %lld: no bytes, and no UNCOMPRESSED_DATA or GZIP_COMPRESSED_DATA "
+                    "column holds it: a damaged tile", path, hdu, (long long)r);
             return -1;
         }
         if (len == 0) continue;
@@ -386,7 +463,7 @@ static int walk_hdus(gw_fits_in *in, const char *path, char *err, size_t err_siz
                         left % 2880 ? " and is a whole number of 2880-byte blocks" : "");
                 return -1;
             }
-            char key[9];
+            char key[GW_FITS_NAME_MAX];
             const char *why = unsafe_card(next, left, key);
             if (why) {
                 set_err(err, err_size, "%s: HDU %d: %skeyword %s: %s", path, h - 1,
