@@ -136,6 +136,17 @@ gw_cli_test(NAME cli_emu_fault_trace_partial PROGRAM gpuwitness-emu RC 1 LABELS 
   WORKDIR FILES none STDERR "iteration 1: differs from grid_d4_ref: .*still hold the poison 0xFF: the call did not \
 write them"
   STDOUT "trace: FAILED .see stderr.. t.json not written" ARGS trace grid_d4 --out t.json)
+# An allocation of check's and of bench's own (the first pinned buffer of grid_d4's cases; allocations 1-12 are
+# the L2 flush buffer, the roofline's two and the shared device buffers): each named, nothing leaked. Every
+# allocation of both was failed in turn once by hand (docs/emu.md, "Planted faults").
+gw_cli_test(NAME cli_emu_fault_check_malloc PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
+  ENV GW_EMU_FAULT=malloc:1
+  STDOUT "result: +FAILED: cudaMalloc.in. failed: out of memory .cudaErrorMemoryAllocation..*check: FAILED"
+  ARGS check --size small)
+gw_cli_test(NAME cli_emu_fault_bench_pinned PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
+  ENV GW_EMU_FAULT=malloc:13
+  STDOUT "FAILED: +cudaMallocHost.in. failed: out of memory .cudaErrorMemoryAllocation..*bench: FAILED" WORKDIR
+  FILES none ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1)
 # A misspelt fault fails every call, loudly, rather than running without one.
 gw_cli_test(NAME cli_emu_fault_misspelt PROGRAM gpuwitness-emu RC 1 LABELS emu ENV GW_EMU_FAULT=malloc:0
   STDERR "GW_EMU_FAULT 'malloc:0': must be malloc:N, launch:N, partial:N or copy:N" WORKDIR COPY ${gw_d4_task}
