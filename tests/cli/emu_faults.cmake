@@ -8,6 +8,21 @@
 # N counts the process's calls of that kind from 1, so each case names the call it hits (its kernel, or the copy
 # of the output). The bench's timing loops (gw_bench_gpu.c) the same, with 2 repetitions: a half repetition that
 # is not the last one can only be seen by the witness.
+# gw_fault_case(CASE var...): CASE's |-separated fields, in order, into the variables named (a missing one: "").
+function(gw_fault_case case)
+  string(REPLACE "|" ";" fields "${case}")
+  list(LENGTH fields count)
+  set(i 0)
+  foreach(var IN LISTS ARGN)
+    set(value "")
+    if(i LESS count)
+      list(GET fields ${i} value)
+    endif()
+    set(${var} "${value}" PARENT_SCOPE)
+    math(EXPR i "${i} + 1")
+  endforeach()
+endfunction()
+
 set(gw_d4_task ${PROJECT_SOURCE_DIR}/tests/grid_d4/d4_2x3.json)
 set(gw_go_task ${PROJECT_SOURCE_DIR}/tests/grid_objects/objects_3x3.json)
 set(gw_fs_stack ${GW_CLI_WORK}/focus_fixtures/stack.npy) # made by cli_focus_fixtures (tests/focus_stack/cli.cmake)
@@ -31,14 +46,9 @@ set(gw_fault_cases
   "ex2d_partial|partial:1|runs 42 of its 84 blocks.*the witness does not prove the GPU computed this. nothing written|K1 spots: partial execution: 42 of 84 items produced by the device code"
   "ex2d_copy|copy:3|the GPU result differs from ex2d_ref: 1 flux mismatch.*nothing written")
 foreach(case IN LISTS gw_fault_cases)
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 fault)
-  list(GET parts 2 words)
-  set(stdout ".")
-  list(LENGTH parts n)
-  if(n GREATER 3)
-    list(GET parts 3 stdout)
+  gw_fault_case("${case}" name fault words stdout)
+  if(NOT stdout)
+    set(stdout ".")
   endif()
   set(test cli_emu_fault_run_${name})
   if(name MATCHES "^grid_d4")
@@ -84,10 +94,7 @@ set(gw_check_fault_cases
   "partial_ex2d|partial:13|result:   FAILED: call 1 .1 batch.es. of up to 1. differs from ex2d_ref: 250 flux mismatch.*call 1: the witness does not prove GPU execution"
   "partial_grid_objects|partial:28|result:   FAILED: call 1: 128499 output entries still hold the poison 0xFE.*call 1: the witness does not prove GPU execution")
 foreach(case IN LISTS gw_check_fault_cases)
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 fault)
-  list(GET parts 2 words)
+  gw_fault_case("${case}" name fault words)
   gw_cli_test(NAME cli_emu_fault_check_${name} PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
     ENV GW_EMU_FAULT=${fault} STDOUT "${words}.*check: FAILED" REJECT_STDOUT "cudaFree failed" ARGS check --size small)
 endforeach()
@@ -107,10 +114,7 @@ set(gw_bench_fault_cases
   "warmup_launch|launch:12|kernel loop: the warm-up calls .cudaStreamSynchronize. failed: unspecified launch failure"
   "output_copy|copy:20|the output after the timed loop differs from grid_d4_ref")
 foreach(case IN LISTS gw_bench_fault_cases)
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 fault)
-  list(GET parts 2 words)
+  gw_fault_case("${case}" name fault words)
   gw_cli_test(NAME cli_emu_fault_bench_${name} PROGRAM gpuwitness-emu RC 1 LABELS emu TIMEOUT 300
     ENV GW_EMU_FAULT=${fault} STDOUT "${words}.*bench: FAILED" WORKDIR FILES none
     ARGS bench grid_d4 --size smoke --reps 2 --cpu-reps 1)
@@ -167,11 +171,7 @@ set(gw_sweep_cases
   "ex2d|-|out|run,ex2d,--device,cuda,--tier,S,--waves,620:10,--out-dir,out"
   "trace_grid_d4|-|-|trace,grid_d4,--out,t.json")
 foreach(case IN LISTS gw_sweep_cases)
-  string(REPLACE "|" ";" parts "${case}")
-  list(GET parts 0 name)
-  list(GET parts 1 inputs)
-  list(GET parts 2 dirs)
-  list(GET parts 3 args)
+  gw_fault_case("${case}" name inputs dirs args)
   string(REPLACE "," ";" args "${args}")
   add_test(NAME cli_emu_malloc_sweep_run_${name} COMMAND ${GW_BASH} ${CMAKE_CURRENT_LIST_DIR}/gw_emu_malloc_sweep.sh
     ${GW_CLI_WORK}/cli_emu_malloc_sweep_run_${name} ${inputs} ${dirs} ${gw_sweep_vg} -- $<TARGET_FILE:gpuwitness-emu>

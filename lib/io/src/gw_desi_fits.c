@@ -163,9 +163,10 @@ static int is_compressed(const char *hdr, size_t avail)
 {
     char name[GW_FITS_NAME_MAX];
     for (size_t k = 0, n = header_cards(hdr, avail); k < n; k++) {
-        const char *c = hdr + 80 * k, *v = NULL;
-        card_name(c, name);
-        if (strcmp(name, "ZIMAGE") == 0) return (v = value_of(c)) && *v == 'T';
+        card_name(hdr + 80 * k, name);
+        if (strcmp(name, "ZIMAGE") != 0) continue;
+        const char *v = value_of(hdr + 80 * k);
+        return v && *v == 'T';
     }
     return 0;
 }
@@ -362,8 +363,7 @@ static int check_tiles(gw_fits_in *in, const char *path, const char *hdu, LONGLO
     }
     /* an empty COMPRESSED_DATA tile is read from one of these; with neither, cfitsio 4.2 frees a pointer it never
      * allocated (fuzz_fits) */
-    int other = 0, absent = 0;
-    other = fits_get_colnum(in->f, CASEINSEN, "UNCOMPRESSED_DATA", &(int){0}, &absent) == 0;
+    int absent = 0, other = fits_get_colnum(in->f, CASEINSEN, "UNCOMPRESSED_DATA", &(int){0}, &absent) == 0;
     absent = 0;
     other |= fits_get_colnum(in->f, CASEINSEN, "GZIP_COMPRESSED_DATA", &(int){0}, &absent) == 0;
     fits_clear_errmsg();
